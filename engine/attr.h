@@ -1,0 +1,38 @@
+// Attribute values of call_function nodes (the non-tensor parameters: stride, eps, dim, …) and
+// scalar operands (torch.fx's `x * 0.5`). Equality and printing live here too.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace graft {
+
+/// None, bool, int, float, string, int list, float list — the value kinds torch.fx records
+/// for non-tensor arguments. std::monostate is Python's None.
+using AttrValue = std::variant<std::monostate, bool, int64_t, double, std::string,
+                               std::vector<int64_t>, std::vector<double>>;
+
+/// The declared type of an attribute in an op schema.
+enum class AttrType { kBool, kInt, kFloat, kString, kInts, kFloats, kScalar };
+
+const char* attr_type_name(AttrType type);
+/// The AttrType a value has (kScalar is never returned; None has no type).
+const char* attr_value_kind(const AttrValue& value);
+/// Python-like text: None, True, 3, 1e-05, 'none', [1, 1].
+std::string attr_to_string(const AttrValue& value);
+bool is_none(const AttrValue& value);
+/// Exact equality, except that an int and a float compare by value (1 == 1.0).
+bool attr_equal(const AttrValue& a, const AttrValue& b);
+
+/// A scalar operand literal. Integers are kept apart from floats because torch keeps
+/// `x + 1` and `x + 1.0` apart (type promotion), and printing should round-trip.
+struct Scalar {
+  double value = 0;
+  bool is_int = false;
+  bool operator==(const Scalar&) const = default;
+};
+std::string scalar_to_string(const Scalar& s);
+
+}  // namespace graft

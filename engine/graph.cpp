@@ -1,0 +1,336 @@
+// Graph mutation with consistent user lists and O(1) order comparison.
+//
+// Order keys: every node carries a 64-bit `order_`; nodes appended get gaps of kOrderGap so that
+// an insertion between two nodes usually takes the midpoint. When no gap is left the whole
+// list is renumbered (LLVM's instruction ordering does the same); that is O(n) but rare.
+#include "engine/graph.h"
+
+#include <algorithm>
+
+#include "engine/support/check.h"
+
+namespace graft {
+namespace {
+
+constexpr uint64_t kOrderGap = uint64_t{1} << 20;
+
+}  // namespace
+
+const char* node_kind_name(NodeKind kind) {
+  switch (kind) {
+    case NodeKind::kPlaceholder:
+      return "placeholder";
+    case NodeKind::kGetAttr:
+      return "get_attr";
+    case NodeKind::kCallFunction:
+      return "call_function";
+    case NodeKind::kOutput:
+      return "output";
+  }
+  return "?";
+}
+
+bool Node::is_op(std::string_view op_name) const {
+  return schema_ != nullptr && schema_->name == op_name;
+}
+
+const AttrValue& Node::attr(std::string_view name) const {
+  GRAFT_CHECK(schema_ != nullptr) << "attr() on non-call node " << name_;
+  int index = schema_->attr_index(std::string(name));
+  GRAFT_CHECK(index >= 0) << "op " << schema_->name << " has no attribute " << name;
+  return attrs_[static_cast<size_t>(index)];
+}
+
+size_t Node::num_distinct_users() const {
+  if (users_.size() <= 1) return users_.size();
+  std::vector<Node*> distinct = users_;
+  std::sort(distinct.begin(), distinct.end());
+  return static_cast<size_t>(std::unique(distinct.begin(), distinct.end()) - distinct.begin());
+}
+
+// ** construction **
+
+Node* Graph::create(NodeKind kind, std::string_view name, std::string target) {
+  auto node = std::make_unique<Node>();
+  node->id_ = static_cast<NodeId>(storage_.size());
+  node->kind_ = kind;
+  node->name_ = unique_name(name.empty() ? std::string_view("node") : name);
+  node->target_ = std::move(target);
+  Node* raw = node.get();
+  storage_.push_back(std::move(node));
+  by_name_.emplace(raw->name_, raw);
+  ++live_count_;
+  return raw;
+}
+
+Node* Graph::add_placeholder(std::string_view name, std::optional<TensorType> type) {
+  Node* node = create(NodeKind::kPlaceholder, name, std::string(name));
+  node->target_ = node->name_;
+  node->meta_.type = std::move(type);
+  link_before(node, insert_before_ ? insert_before_ : output_);
+  return node;
+}
+
+Node* Graph::add_get_attr(std::string_view name, std::string_view target) {
+  Node* node = create(NodeKind::kGetAttr, name, std::string(target));
+  if (const ConstantTensor* t = constants_.find(node->target_)) node->meta_.type = t->type();
+  link_before(node, insert_before_ ? insert_before_ : output_);
+  return node;
+}
+
+Node* Graph::add_call(const OpSchema& schema, std::vector<Input> inputs,
+                      std::vector<AttrValue> attrs, std::string_view name_hint) {
+  GRAFT_CHECK(attrs.size() == schema.attrs.size())
+      << schema.name << ": " << attrs.size() << " attrs given, schema has " << schema.attrs.size();
+  Node* node = create(NodeKind::kCallFunction, name_hint.empty() ? schema.name : name_hint,
+                      schema.name);
+  node->schema_ = &schema;
+  node->inputs_ = std::move(inputs);
+  node->attrs_ = std::move(attrs);
+  for (const Input& in : node->inputs_) {
+    if (in.is_node()) add_use(in.node, node);
+  }
+  link_before(node, insert_before_ ? insert_before_ : output_);
+  return node;
+}
+
+Node* Graph::set_output(std::vector<Input> outputs) {
+  if (output_ != nullptr) {
+    for (const Input& in : output_->inputs_) {
+      if (in.is_node()) remove_use(in.node, output_);
+    }
+    output_->inputs_ = std::move(outputs);
+    for (const Input& in : output_->inputs_) {
+      if (in.is_node()) add_use(in.node, output_);
+    }
+    return output_;
+  }
+  Node* node = create(NodeKind::kOutput, "output", "output");
+  node->inputs_ = std::move(outputs);
+  for (const Input& in : node->inputs_) {
+    if (in.is_node()) add_use(in.node, node);
+  }
+  link_before(node, nullptr);
+  output_ = node;
+  return node;
+}
+
+std::vector<AttrValue> Graph::default_attrs(const OpSchema& schema) {
+  std::vector<AttrValue> attrs;
+  attrs.reserve(schema.attrs.size());
+  for (const AttrSpec& spec : schema.attrs) attrs.push_back(spec.default_value);
+  return attrs;
+}
+
+// ** list maintenance **
+
+void Graph::link_before(Node* node, Node* position) {
+  if (position == nullptr) {
+    node->prev_ = last_;
+    node->next_ = nullptr;
+    if (last_) last_->next_ = node;
+    else first_ = node;
+    last_ = node;
+  } else {
+    node->next_ = position;
+    node->prev_ = position->prev_;
+    if (position->prev_) position->prev_->next_ = node;
+    else first_ = node;
+    position->prev_ = node;
+  }
+  assign_order(node);
+}
+
+void Graph::unlink(Node* node) {
+  if (node->prev_) node->prev_->next_ = node->next_;
+  else first_ = node->next_;
+  if (node->next_) node->next_->prev_ = node->prev_;
+  else last_ = node->prev_;
+  node->prev_ = node->next_ = nullptr;
+}
+
+void Graph::assign_order(Node* node) {
+  uint64_t lo = node->prev_ ? node->prev_->order_ : 0;
+  if (node->next_ == nullptr) {
+    node->order_ = lo + kOrderGap;
+    return;
+  }
+  uint64_t hi = node->next_->order_;
+  if (hi - lo >= 2) {
+    node->order_ = lo + (hi - lo) / 2;
+  } else {
+    renumber();
+  }
+}
+
+void Graph::renumber() {
+  uint64_t order = 0;
+  for (Node* n = first_; n != nullptr; n = n->next_) n->order_ = (order += kOrderGap);
+}
+
+void Graph::add_use(Node* producer, Node* user) { producer->users_.push_back(user); }
+
+void Graph::remove_use(Node* producer, Node* user) {
+  auto& users = producer->users_;
+  auto it = std::find(users.begin(), users.end(), user);
+  GRAFT_CHECK(it != users.end()) << user->name_ << " is not a user of " << producer->name_;
+  users.erase(it);
+}
+
+// ** mutation **
+
+void Graph::replace_input(Node* user, size_t index, Input value) {
+  GRAFT_CHECK(index < user->inputs_.size()) << "input " << index << " of " << user->name_;
+  Input& slot = user->inputs_[index];
+  if (slot.is_node()) remove_use(slot.node, user);
+  slot = value;
+  if (slot.is_node()) add_use(slot.node, user);
+}
+
+void Graph::set_attr(Node* node, std::string_view name, AttrValue value) {
+  GRAFT_CHECK(node->schema_ != nullptr) << "set_attr on " << node->name_;
+  int index = node->schema_->attr_index(std::string(name));
+  GRAFT_CHECK(index >= 0) << node->schema_->name << " has no attribute " << name;
+  node->attrs_[static_cast<size_t>(index)] = std::move(value);
+}
+
+size_t Graph::replace_all_uses_with(Node* old_node, Node* replacement) {
+  GRAFT_CHECK(old_node != replacement) << "replacing " << old_node->name_ << " with itself";
+  std::vector<Node*> users = std::move(old_node->users_);
+  old_node->users_.clear();
+  size_t moved = 0;
+  for (Node* user : users) {
+    // A user appears once per use; rewrite one matching slot per entry.
+    for (Input& in : user->inputs_) {
+      if (in.is_node() && in.node == old_node) {
+        in.node = replacement;
+        replacement->users_.push_back(user);
+        ++moved;
+        break;
+      }
+    }
+  }
+  return moved;
+}
+
+void Graph::erase(Node* node) {
+  GRAFT_CHECK(!node->dead_) << "erasing dead node " << node->name_;
+  GRAFT_CHECK(node->users_.empty()) << "erasing " << node->name_ << " which still has "
+                                    << node->users_.size() << " users";
+  for (const Input& in : node->inputs_) {
+    if (in.is_node()) remove_use(in.node, node);
+  }
+  node->inputs_.clear();
+  if (insert_before_ == node) insert_before_ = node->next_;
+  unlink(node);
+  if (output_ == node) output_ = nullptr;
+  by_name_.erase(node->name_);
+  node->dead_ = true;
+  --live_count_;
+}
+
+size_t Graph::erase_dead_nodes() {
+  size_t erased = 0;
+  // Walk backwards so a chain of dead nodes goes in one pass.
+  for (Node* n = last_; n != nullptr;) {
+    Node* prev = n->prev_;
+    if (n->users_.empty() && n->kind_ != NodeKind::kOutput &&
+        n->kind_ != NodeKind::kPlaceholder) {
+      erase(n);
+      ++erased;
+    }
+    n = prev;
+  }
+  return erased;
+}
+
+void Graph::move_before(Node* node, Node* position) {
+  if (node == position || node->next_ == position) return;
+  unlink(node);
+  link_before(node, position);
+}
+
+std::string Graph::rename(Node* node, std::string_view name) {
+  if (node->name_ == name) return node->name_;
+  by_name_.erase(node->name_);
+  node->name_ = unique_name(name);
+  by_name_.emplace(node->name_, node);
+  if (node->kind_ == NodeKind::kPlaceholder) node->target_ = node->name_;
+  return node->name_;
+}
+
+void Graph::compact() {
+  std::vector<std::unique_ptr<Node>> live;
+  live.reserve(live_count_);
+  for (Node* n = first_; n != nullptr; n = n->next_) {
+    live.push_back(std::move(storage_[n->id_]));
+  }
+  storage_ = std::move(live);
+  for (size_t i = 0; i < storage_.size(); ++i) storage_[i]->id_ = static_cast<NodeId>(i);
+  renumber();
+}
+
+// ** queries **
+
+std::vector<Node*> Graph::placeholders() const {
+  std::vector<Node*> result;
+  for (Node* n : nodes()) {
+    if (n->kind_ == NodeKind::kPlaceholder) result.push_back(n);
+  }
+  return result;
+}
+
+Node* Graph::find(std::string_view name) const {
+  auto it = by_name_.find(std::string(name));
+  return it == by_name_.end() ? nullptr : it->second;
+}
+
+std::string Graph::unique_name(std::string_view base) const {
+  std::string candidate(base);
+  if (!by_name_.count(candidate)) return candidate;
+  // Strip a numeric suffix so "conv_1" grows to "conv_2", not "conv_1_1" (fx does the same).
+  std::string stem(base);
+  size_t underscore = stem.rfind('_');
+  if (underscore != std::string::npos && underscore + 1 < stem.size() &&
+      stem.find_first_not_of("0123456789", underscore + 1) == std::string::npos) {
+    stem.resize(underscore);
+  }
+  uint32_t& counter = const_cast<Graph*>(this)->name_counters_[stem];
+  for (;;) {
+    candidate = stem + "_" + std::to_string(++counter);
+    if (!by_name_.count(candidate)) return candidate;
+  }
+}
+
+std::unique_ptr<Graph> Graph::clone(std::vector<Node*>* mapping) const {
+  auto copy = std::make_unique<Graph>();
+  copy->constants_ = constants_;
+  std::vector<Node*> map(storage_.size(), nullptr);
+  for (Node* n : nodes()) {
+    std::vector<Input> inputs = n->inputs_;
+    for (Input& in : inputs) {
+      if (in.is_node()) in.node = map[in.node->id_];
+    }
+    Node* c = nullptr;
+    switch (n->kind_) {
+      case NodeKind::kPlaceholder:
+        c = copy->add_placeholder(n->name_, n->meta_.type);
+        break;
+      case NodeKind::kGetAttr:
+        c = copy->add_get_attr(n->name_, n->target_);
+        break;
+      case NodeKind::kCallFunction:
+        c = copy->add_call(*n->schema_, std::move(inputs), n->attrs_, n->name_);
+        break;
+      case NodeKind::kOutput:
+        c = copy->set_output(std::move(inputs));
+        break;
+    }
+    c->meta_ = n->meta_;
+    map[n->id_] = c;
+  }
+  if (mapping) *mapping = std::move(map);
+  return copy;
+}
+
+}  // namespace graft

@@ -1,0 +1,223 @@
+// The IR: a torch.fx-style Graph of Nodes in topological order.
+//
+// Node kinds are fx's: placeholder (a graph input), get_attr (a constant tensor), call_function
+// (an op of the registry) and output (the one last node). Unlike fx, a call_function node
+// stores its arguments *bound to the op schema*: `inputs()` are the tensor operands (a node, a
+// scalar literal, or none), flattened, with a variadic operand last; `attrs()` has one value
+// per schema attribute, defaults filled in. Binding happens once, in the loader, so the
+// matcher and the runtime never re-parse Python call conventions (docs/decisions/ explains).
+//
+// The graph keeps every node's user list consistent through its mutation API; nodes are owned
+// by the graph, their addresses are stable, and erased nodes are unlinked and marked dead until
+// compact() drops them and renumbers ids.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/attr.h"
+#include "engine/constants.h"
+#include "engine/op_schema.h"
+#include "engine/shape.h"
+
+namespace graft {
+
+class Graph;
+class Node;
+
+using NodeId = uint32_t;
+
+enum class NodeKind { kPlaceholder, kGetAttr, kCallFunction, kOutput };
+const char* node_kind_name(NodeKind kind);  // "placeholder", "get_attr", …
+
+/// One operand slot: a node, a scalar literal, or nothing (None for an optional operand).
+struct Input {
+  enum class Kind : uint8_t { kNone, kNode, kScalar };
+  Kind kind = Kind::kNone;
+  Node* node = nullptr;
+  Scalar scalar;
+
+  static Input none() { return {}; }
+  static Input of(Node* n) { return {Kind::kNode, n, {}}; }
+  static Input of(Scalar s) { return {Kind::kScalar, nullptr, s}; }
+  bool is_node() const { return kind == Kind::kNode; }
+  bool is_scalar() const { return kind == Kind::kScalar; }
+  bool is_none() const { return kind == Kind::kNone; }
+};
+
+/// Per-node metadata (fx's node.meta): the inferred or declared type, and where a node came
+/// from (the rule and source line that created it).
+struct NodeMeta {
+  std::optional<TensorType> type;
+  std::string provenance;  // "fuse_conv_bn (std/fusion.rules:12)"; empty for original nodes
+};
+
+class Node {
+ public:
+  NodeId id() const { return id_; }
+  NodeKind kind() const { return kind_; }
+  bool is(NodeKind k) const { return kind_ == k; }
+  const std::string& name() const { return name_; }
+  /// placeholder: the input name; get_attr: the constant's name; call_function: the op name;
+  /// output: "output".
+  const std::string& target() const { return target_; }
+  /// The op schema; non-null exactly for call_function nodes.
+  const OpSchema* schema() const { return schema_; }
+  bool is_op(std::string_view op_name) const;
+
+  const std::vector<Input>& inputs() const { return inputs_; }
+  const Input& input(size_t i) const { return inputs_[i]; }
+  /// The producer of input `i`, or nullptr when it is a scalar or None.
+  Node* input_node(size_t i) const { return i < inputs_.size() ? inputs_[i].node : nullptr; }
+  const std::vector<AttrValue>& attrs() const { return attrs_; }
+  /// The attribute named `name`; the name must be in the schema (a programmer error if not).
+  const AttrValue& attr(std::string_view name) const;
+
+  /// One entry per use: a user that reads this node twice appears twice.
+  const std::vector<Node*>& users() const { return users_; }
+  /// Number of distinct user nodes (fx's len(node.users)).
+  size_t num_distinct_users() const;
+
+  NodeMeta& meta() { return meta_; }
+  const NodeMeta& meta() const { return meta_; }
+  const std::optional<TensorType>& type() const { return meta_.type; }
+
+  Node* next() const { return next_; }
+  Node* prev() const { return prev_; }
+  bool is_dead() const { return dead_; }
+  /// Position in the graph's order; a < b iff a comes first. Stable between mutations only.
+  uint64_t order() const { return order_; }
+
+ private:
+  friend class Graph;
+  NodeId id_ = 0;
+  NodeKind kind_ = NodeKind::kCallFunction;
+  bool dead_ = false;
+  const OpSchema* schema_ = nullptr;
+  std::string name_;
+  std::string target_;
+  std::vector<Input> inputs_;
+  std::vector<AttrValue> attrs_;
+  std::vector<Node*> users_;
+  NodeMeta meta_;
+  Node* prev_ = nullptr;
+  Node* next_ = nullptr;
+  uint64_t order_ = 0;
+};
+
+/// Iterates the live nodes of a graph in order.
+class NodeRange {
+ public:
+  class iterator {
+   public:
+    explicit iterator(Node* n) : n_(n) {}
+    Node* operator*() const { return n_; }
+    iterator& operator++() {
+      n_ = n_->next();
+      return *this;
+    }
+    bool operator==(const iterator& o) const { return n_ == o.n_; }
+
+   private:
+    Node* n_;
+  };
+  NodeRange(Node* first) : first_(first) {}
+  iterator begin() const { return iterator(first_); }
+  iterator end() const { return iterator(nullptr); }
+
+ private:
+  Node* first_;
+};
+
+class Graph {
+ public:
+  Graph() = default;
+  // Nodes point at each other; a copy would have to remap every pointer. Use clone().
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+  Graph(Graph&&) = default;
+  Graph& operator=(Graph&&) = default;
+
+  /// A deep copy sharing constant tensor bytes. `mapping`, if given, receives old id -> new node.
+  std::unique_ptr<Graph> clone(std::vector<Node*>* mapping = nullptr) const;
+
+  // ** construction ** New nodes go at the insertion point: before `insert_before_` when set,
+  // otherwise before the output node (or at the end when there is none).
+  Node* add_placeholder(std::string_view name, std::optional<TensorType> type);
+  Node* add_get_attr(std::string_view name, std::string_view target);
+  /// Adds a call_function node. `inputs` and `attrs` must already be bound to the schema
+  /// (see bind_call() in model_json.h for the Python-convention binder). `name_hint` is made
+  /// unique ("conv2d" -> "conv2d_3").
+  Node* add_call(const OpSchema& schema, std::vector<Input> inputs, std::vector<AttrValue> attrs,
+                 std::string_view name_hint = {});
+  /// Creates or replaces the output node, always last.
+  Node* set_output(std::vector<Input> outputs);
+  /// Attributes for `schema` with every default filled in (a starting point for add_call).
+  static std::vector<AttrValue> default_attrs(const OpSchema& schema);
+
+  void set_insert_point(Node* before) { insert_before_ = before; }
+  Node* insert_point() const { return insert_before_; }
+
+  // ** mutation ** All keep user lists consistent.
+  void replace_input(Node* user, size_t index, Input value);
+  void set_attr(Node* node, std::string_view name, AttrValue value);
+  /// Points every use of `old_node` at `replacement`; returns the number of uses moved.
+  size_t replace_all_uses_with(Node* old_node, Node* replacement);
+  /// Unlinks `node`, which must have no users, and drops its uses of its inputs.
+  void erase(Node* node);
+  /// Erases every node without users that is not the output or a placeholder, transitively.
+  size_t erase_dead_nodes();
+  /// Moves `node` to just before `position`.
+  void move_before(Node* node, Node* position);
+  /// Renames `node` to a unique name derived from `name`; returns the name given.
+  std::string rename(Node* node, std::string_view name);
+  /// Drops dead nodes from storage and renumbers ids densely in graph order.
+  void compact();
+
+  // ** queries **
+  NodeRange nodes() const { return NodeRange(first_); }
+  Node* first() const { return first_; }
+  Node* last() const { return last_; }
+  Node* output() const { return output_; }
+  std::vector<Node*> placeholders() const;
+  Node* find(std::string_view name) const;
+  /// Node by id (including dead nodes until compact()); nullptr when out of range.
+  Node* node(NodeId id) const { return id < storage_.size() ? storage_[id].get() : nullptr; }
+  /// One past the largest id handed out: the size for NodeId-indexed side tables.
+  size_t id_bound() const { return storage_.size(); }
+  size_t size() const { return live_count_; }
+  bool empty() const { return live_count_ == 0; }
+  /// True if `a` comes before `b` in graph order (O(1)).
+  static bool is_before(const Node* a, const Node* b) { return a->order_ < b->order_; }
+  /// `base` if no node has that name, otherwise `base_1`, `base_2`, …
+  std::string unique_name(std::string_view base) const;
+
+  ConstantStore& constants() { return constants_; }
+  const ConstantStore& constants() const { return constants_; }
+
+ private:
+  Node* create(NodeKind kind, std::string_view name, std::string target);
+  void link_before(Node* node, Node* position);  // position nullptr = append
+  void unlink(Node* node);
+  void assign_order(Node* node);
+  void renumber();
+  void add_use(Node* producer, Node* user);
+  void remove_use(Node* producer, Node* user);
+
+  std::vector<std::unique_ptr<Node>> storage_;
+  std::unordered_map<std::string, Node*> by_name_;
+  std::unordered_map<std::string, uint32_t> name_counters_;  // next suffix per base name
+  Node* first_ = nullptr;
+  Node* last_ = nullptr;
+  Node* output_ = nullptr;
+  Node* insert_before_ = nullptr;
+  size_t live_count_ = 0;
+  ConstantStore constants_;
+};
+
+}  // namespace graft

@@ -1,0 +1,71 @@
+// Symbolic dim interning and shape printing.
+#include "engine/shape.h"
+
+#include <mutex>
+#include <unordered_map>
+
+namespace graft {
+namespace {
+
+struct SymbolTable {
+  std::mutex mutex;
+  std::vector<std::string> names{"?"};
+  std::unordered_map<std::string, int64_t> ids{{"?", 0}};
+};
+
+SymbolTable& symbols() {
+  static SymbolTable* table = new SymbolTable();  // never destroyed: used from static dtors
+  return *table;
+}
+
+}  // namespace
+
+Dim dim_symbol(std::string_view name) {
+  SymbolTable& t = symbols();
+  std::lock_guard<std::mutex> lock(t.mutex);
+  auto [it, inserted] = t.ids.try_emplace(std::string(name), static_cast<int64_t>(t.names.size()));
+  if (inserted) t.names.emplace_back(name);
+  return -1 - it->second;
+}
+
+Dim unknown_dim() { return -1; }
+
+bool is_concrete(const Shape& shape) {
+  for (Dim d : shape) {
+    if (d < 0) return false;
+  }
+  return true;
+}
+
+std::string dim_to_string(Dim d) {
+  if (d >= 0) return std::to_string(d);
+  SymbolTable& t = symbols();
+  std::lock_guard<std::mutex> lock(t.mutex);
+  size_t id = static_cast<size_t>(-1 - d);
+  return id < t.names.size() ? t.names[id] : "?";
+}
+
+std::string shape_to_string(const Shape& shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += dim_to_string(shape[i]);
+  }
+  return out + "]";
+}
+
+std::optional<int64_t> element_count(const Shape& shape) {
+  int64_t count = 1;
+  for (Dim d : shape) {
+    if (d < 0) return std::nullopt;
+    if (d != 0 && count > INT64_MAX / d) return std::nullopt;
+    count *= d;
+  }
+  return count;
+}
+
+std::string type_to_string(const TensorType& type) {
+  return std::string(dtype_name(type.dtype)) + shape_to_string(type.shape);
+}
+
+}  // namespace graft

@@ -1,0 +1,44 @@
+// Tensor types: a dtype and a shape whose dims are concrete sizes or named symbols ("N").
+// A dim is an int64: >= 0 is a concrete size, < 0 is a symbol (see dim_symbol()). Unknown
+// sizes (results of arithmetic on symbols) are the symbol "?". Keeping dims plain integers
+// keeps per-node metadata small on million-node graphs.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/dtype.h"
+
+namespace graft {
+
+using Dim = int64_t;
+using Shape = std::vector<Dim>;
+
+/// The dim for symbol `name` (interned process-wide, thread-safe).
+Dim dim_symbol(std::string_view name);
+/// The unknown dim "?".
+Dim unknown_dim();
+inline bool is_concrete(Dim d) { return d >= 0; }
+bool is_concrete(const Shape& shape);
+/// "N" for a symbolic dim, "7" for a concrete one.
+std::string dim_to_string(Dim d);
+/// "[N, 3, 224, 224]"
+std::string shape_to_string(const Shape& shape);
+/// Product of the dims, or nullopt if a dim is symbolic or the product overflows int64.
+std::optional<int64_t> element_count(const Shape& shape);
+
+struct TensorType {
+  DType dtype = DType::kFloat32;
+  Shape shape;
+
+  int64_t rank() const { return static_cast<int64_t>(shape.size()); }
+  bool operator==(const TensorType&) const = default;
+};
+
+/// "float32[N, 3, 224, 224]"
+std::string type_to_string(const TensorType& type);
+
+}  // namespace graft

@@ -1,0 +1,75 @@
+// Shape inference dispatch and shared helpers.
+#include "engine/shape_infer.h"
+
+#include "engine/support/check.h"
+
+namespace graft {
+
+InferInputs infer_inputs_of(const Node& node) {
+  GRAFT_CHECK(node.schema() != nullptr) << "infer on non-call node " << node.name();
+  const OpSchema& schema = *node.schema();
+  InferInputs in;
+  in.schema = &schema;
+  in.attrs = node.attrs();
+  in.variadic_begin = schema.has_variadic() ? schema.operands.size() - 1 : node.inputs().size();
+  for (const Input& input : node.inputs()) {
+    in.operand_types.push_back(input.is_node() ? input.node->type() : std::nullopt);
+    in.scalars.push_back(input.is_scalar() ? std::optional<Scalar>(input.scalar) : std::nullopt);
+  }
+  return in;
+}
+
+std::optional<TensorType> infer_node_type(const Node& node, std::string* error) {
+  for (size_t i = 0; i < node.inputs().size(); ++i) {
+    const Input& input = node.input(i);
+    if (input.is_node() && !input.node->type()) {
+      *error = "input '" + input.node->name() + "' has no known type";
+      return std::nullopt;
+    }
+  }
+  const OpSchema& schema = *node.schema();
+  if (schema.infer == nullptr) {
+    *error = "op '" + schema.name + "' has no shape function";
+    return std::nullopt;
+  }
+  return schema.infer(infer_inputs_of(node), error);
+}
+
+std::optional<Shape> broadcast_shapes(const Shape& a, const Shape& b) {
+  size_t rank = std::max(a.size(), b.size());
+  Shape out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    Dim da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    Dim db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da == db || db == 1) {
+      out[i] = da;
+    } else if (da == 1) {
+      out[i] = db;
+    } else if (!is_concrete(da) || !is_concrete(db)) {
+      // A symbol against a concrete size: the symbol must equal it at run time.
+      out[i] = is_concrete(da) ? da : db;
+    } else {
+      return std::nullopt;
+    }
+  }
+  return out;
+}
+
+std::optional<Dim> window_output_size(Dim in, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation,
+                       bool ceil_mode) {
+  if (!is_concrete(in)) return unknown_dim();
+  int64_t effective = dilation * (kernel - 1) + 1;
+  int64_t span = in + 2 * pad - effective;
+  if (span < 0 || stride <= 0) return std::nullopt;
+  int64_t out = (ceil_mode ? (span + stride - 1) / stride : span / stride) + 1;
+  // torch: with ceil_mode the last window must start inside the (left-padded) input.
+  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
+  return out;
+}
+
+std::optional<int64_t> normalize_dim(int64_t dim, int64_t rank) {
+  if (dim < -rank || dim >= rank) return std::nullopt;
+  return dim < 0 ? dim + rank : dim;
+}
+
+}  // namespace graft

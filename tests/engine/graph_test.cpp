@@ -1,0 +1,115 @@
+#include "engine/graph.h"
+
+#include <catch2/catch.hpp>
+
+#include "engine/op_registry.h"
+#include "engine/verifier.h"
+
+using namespace graft;
+
+namespace {
+
+TensorType f32(Shape shape) { return {DType::kFloat32, std::move(shape)}; }
+
+Node* call(Graph& g, const char* op, std::vector<Input> inputs, std::string_view name = {}) {
+  const OpSchema* schema = OpRegistry::get().find(op);
+  REQUIRE(schema != nullptr);
+  return g.add_call(*schema, std::move(inputs), Graph::default_attrs(*schema), name);
+}
+
+bool lint(const Graph& g) {
+  DiagnosticEngine diags;
+  bool ok = verify_graph(g, diags);
+  INFO(diags.render());
+  return ok;
+}
+
+}  // namespace
+
+TEST_CASE("graph keeps user lists consistent through replace and erase", "[engine][graph]") {
+  Graph g;
+  Node* x = g.add_placeholder("x", f32({2, 3}));
+  Node* a = call(g, "relu", {Input::of(x)});
+  Node* b = call(g, "add", {Input::of(a), Input::of(a)});
+  g.set_output({Input::of(b)});
+  CHECK(a->users().size() == 2);
+  CHECK(a->num_distinct_users() == 1);
+  CHECK(lint(g));
+
+  g.set_insert_point(b);
+  Node* c = call(g, "relu", {Input::of(x)});
+  CHECK(Graph::is_before(c, b));
+  CHECK(g.replace_all_uses_with(a, c) == 2);
+  CHECK(a->users().empty());
+  g.erase(a);
+  CHECK(g.size() == 4);
+  CHECK(lint(g));
+  CHECK(g.find(a->name()) == nullptr);
+}
+
+TEST_CASE("graph names are unique and readable", "[engine][graph]") {
+  Graph g;
+  Node* x = g.add_placeholder("x", f32({1}));
+  Node* r1 = call(g, "relu", {Input::of(x)});
+  Node* r2 = call(g, "relu", {Input::of(r1)});
+  Node* r3 = call(g, "relu", {Input::of(r2)}, "relu_1");
+  CHECK(r1->name() == "relu");
+  CHECK(r2->name() == "relu_1");
+  CHECK(r3->name() == "relu_2");
+}
+
+TEST_CASE("graph order stays consistent under many insertions at one point", "[engine][graph]") {
+  Graph g;
+  Node* x = g.add_placeholder("x", f32({1}));
+  Node* last = call(g, "relu", {Input::of(x)});
+  g.set_output({Input::of(last)});
+  g.set_insert_point(last);
+  // Repeated insertion before the same node exhausts the gaps and forces a renumbering.
+  Node* prev = x;
+  for (int i = 0; i < 100; ++i) prev = call(g, "relu", {Input::of(prev)});
+  g.replace_input(last, 0, Input::of(prev));
+  CHECK(lint(g));
+  Node* before = nullptr;
+  for (Node* n : g.nodes()) {
+    if (before) CHECK(Graph::is_before(before, n));
+    before = n;
+  }
+}
+
+TEST_CASE("erase_dead_nodes removes unused chains and compact renumbers", "[engine][graph]") {
+  Graph g;
+  Node* x = g.add_placeholder("x", f32({1}));
+  Node* a = call(g, "relu", {Input::of(x)});
+  call(g, "relu", {Input::of(a)});
+  g.set_output({Input::of(x)});
+  CHECK(g.erase_dead_nodes() == 2);
+  g.compact();
+  CHECK(g.size() == 2);
+  CHECK(g.id_bound() == 2);
+  CHECK(lint(g));
+}
+
+TEST_CASE("clone is deep and lints clean", "[engine][graph]") {
+  Graph g;
+  Node* x = g.add_placeholder("x", f32({1}));
+  Node* a = call(g, "relu", {Input::of(x)});
+  g.set_output({Input::of(a)});
+  std::unique_ptr<Graph> copy = g.clone();
+  CHECK(copy->size() == g.size());
+  CHECK(copy->find("relu") != a);
+  CHECK(copy->find("relu")->input_node(0) == copy->find("x"));
+  CHECK(lint(*copy));
+}
+
+TEST_CASE("verifier reports a use before its definition", "[engine][graph]") {
+  Graph g;
+  Node* x = g.add_placeholder("x", f32({1}));
+  Node* a = call(g, "relu", {Input::of(x)});
+  Node* b = call(g, "relu", {Input::of(a)});
+  g.set_output({Input::of(b)});
+  g.move_before(b, a);
+  DiagnosticEngine diags;
+  CHECK_FALSE(verify_graph(g, diags));
+  CHECK(diags.render().find("node 'relu_1': input 0 'relu' is not defined before its use") !=
+        std::string::npos);
+}

@@ -1,0 +1,15 @@
+// The subcommand table.
+#include "tools/rewrite/commands.h"
+
+namespace graft::cli {
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> table = {
+      {"print", "print a model's graph as a torch.fx-style table", setup_print},
+      {"dot", "write a model's graph in Graphviz DOT", setup_dot},
+      {"ops", "list the ops of the registry with their signatures", setup_ops},
+  };
+  return table;
+}
+
+}  // namespace graft::cli

@@ -1,0 +1,54 @@
+// rewrite: the graft command-line tool. Parses flags with CLI11, dispatches to the subcommand
+// table in commands.cpp, and maps every way of ending to a documented exit code: no run ends
+// by a signal or an uncaught exception.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
+#include <iostream>
+#include <map>
+#include <new>
+
+#include "tools/rewrite/commands.h"
+
+namespace {
+
+int run(int argc, char** argv) {
+  using namespace graft::cli;
+  CLI::App app{"graft: declarative graph rewrites for neural-network models", "rewrite"};
+  app.set_version_flag("--version", std::string("rewrite (graft) ") + GRAFT_VERSION);
+  app.require_subcommand(1);
+  std::map<CLI::App*, Handler> handlers;
+  for (const Command& command : commands()) {
+    CLI::App* sub = app.add_subcommand(command.name, command.help);
+    handlers[sub] = command.setup(*sub);
+  }
+  app.footer("Exit codes: 0 ok, 1 input rejected, 2 usage error, 3 internal error.");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? kExitOk : kExitUsage;
+  }
+  for (auto& [sub, handler] : handlers) {
+    if (sub->parsed()) return handler();
+  }
+  return kExitUsage;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "rewrite: error: out of memory\n");
+    return graft::cli::kExitInternal;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr,
+                 "rewrite: internal error: %s\nthis is a bug in graft; please report it with the "
+                 "command line and inputs\n",
+                 e.what());
+    return graft::cli::kExitInternal;
+  }
+}
