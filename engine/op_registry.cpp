@@ -15,6 +15,7 @@ const OpRegistry& OpRegistry::get() {
 
 OpRegistry::OpRegistry() {
   std::vector<OpDef> defs = builtin_op_defs();
+  for (OpDef& def : fused_op_defs()) defs.push_back(std::move(def));
   ops_.reserve(defs.size());
   std::set<std::string> seen;
   for (OpDef& def : defs) {

@@ -47,7 +47,9 @@ struct OpDef {
   bool commutative = false;
   std::vector<std::string> aliases = {};
 };
-/// The rows of the op table (defined in op_table.cpp).
+/// The rows of the op table: the torch ops (op_table.cpp) and the fused ops that rules
+/// produce for the runtime (op_table_fused.cpp).
 std::vector<OpDef> builtin_op_defs();
+std::vector<OpDef> fused_op_defs();
 
 }  // namespace graft
