@@ -65,9 +65,11 @@ std::string attr_to_string(const AttrValue& value) {
     std::string operator()(bool b) const { return b ? "True" : "False"; }
     std::string operator()(int64_t i) const { return std::to_string(i); }
     std::string operator()(double d) const { return float_text(d); }
-    std::string operator()(const std::string& s) const { return "'" + s + "'"; }
+    // fmt rather than operator+ chains: GCC 12 reports a false -Wrestrict in
+    // `"[" + std::string(...)` under -O3 (GCC bug 105329).
+    std::string operator()(const std::string& s) const { return fmt::format("'{}'", s); }
     std::string operator()(const std::vector<int64_t>& v) const {
-      return "[" + fmt::format("{}", fmt::join(v, ", ")) + "]";
+      return fmt::format("[{}]", fmt::join(v, ", "));
     }
     std::string operator()(const std::vector<double>& v) const {
       std::string out = "[";
