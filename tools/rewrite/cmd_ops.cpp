@@ -1,7 +1,9 @@
-// `rewrite ops`: the op registry, one signature per line, grouped by class on request.
+// `rewrite ops`: the op registry, one signature per line; with --verbose also the op classes
+// and docs; with --markdown the reference docs/ops.md is generated from.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "engine/op_docs.h"
 #include "engine/op_registry.h"
 #include "tools/rewrite/commands.h"
 
@@ -9,8 +11,14 @@ namespace graft::cli {
 
 Handler setup_ops(CLI::App& sub) {
   auto verbose = std::make_shared<bool>(false);
+  auto markdown = std::make_shared<bool>(false);
   sub.add_flag("-v,--verbose", *verbose, "also print op classes and docs");
-  return [verbose]() {
+  sub.add_flag("--markdown", *markdown, "print the Markdown reference (docs/ops.md)");
+  return [verbose, markdown]() {
+    if (*markdown) {
+      fmt::print("{}", render_ops_markdown(OpRegistry::get()));
+      return kExitOk;
+    }
     for (const OpSchema& op : OpRegistry::get().ops()) {
       fmt::print("{}\n", op.signature);
       if (*verbose) {

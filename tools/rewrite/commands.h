@@ -37,5 +37,6 @@ const std::vector<Command>& commands();
 Handler setup_print(CLI::App& sub);
 Handler setup_dot(CLI::App& sub);
 Handler setup_ops(CLI::App& sub);
+Handler setup_check(CLI::App& sub);
 
 }  // namespace graft::cli

@@ -1,0 +1,31 @@
+// The public entry point of graft::dsl: load .rules files with their imports, parse them and
+// check them as one rule set.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dsl/rule_file_set.h"
+#include "engine/support/diagnostics.h"
+#include "engine/support/source_manager.h"
+
+namespace graft::dsl {
+
+struct LoadOptions {
+  /// Reads a file's text, or returns nullopt and sets `error` ("cannot open 'x.rules'").
+  /// Empty means the file system; tests pass an in-memory map (ninja's VirtualFileSystem).
+  std::function<std::optional<std::string>(const std::string& path, std::string* error)> read_file;
+};
+
+/// Loads `paths` and, transitively, the files they `import` (paths relative to the importing
+/// file; each file is loaded once; a cycle is an error with the chain in notes). Every buffer
+/// goes into `sources`, so diagnostics and the returned AST can point into them. Returns the
+/// checked set, or nullopt after reporting at least one error to `diags`.
+[[nodiscard]] std::optional<RuleFileSet> load_rule_files(const std::vector<std::string>& paths,
+                                                         SourceManager& sources,
+                                                         DiagnosticEngine& diags,
+                                                         const LoadOptions& options = {});
+
+}  // namespace graft::dsl

@@ -1,0 +1,33 @@
+// `rewrite check FILE…`: parses and checks rule files (with their imports) without running
+// anything; prints every diagnostic, then a summary of the rules, phases and tests.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "dsl/load.h"
+#include "tools/rewrite/commands.h"
+
+namespace graft::cli {
+
+Handler setup_check(CLI::App& sub) {
+  auto paths = std::make_shared<std::vector<std::string>>();
+  auto quiet = std::make_shared<bool>(false);
+  sub.add_option("files", *paths, ".rules files to check")->required();
+  sub.add_flag("-q,--quiet", *quiet, "print diagnostics only, no summary");
+  return [paths, quiet]() {
+    SourceManager sources;
+    DiagnosticEngine diags(&sources);
+    std::optional<dsl::RuleFileSet> rules = dsl::load_rule_files(*paths, sources, diags);
+    diags.render(std::cerr);
+    if (!rules) {
+      fmt::print(stderr, "{} error{} found\n", diags.error_count(),
+                 diags.error_count() == 1 ? "" : "s");
+      return kExitInputRejected;
+    }
+    if (!*quiet) fmt::print("{}", rules->summary());
+    return kExitOk;
+  };
+}
+
+}  // namespace graft::cli
