@@ -151,7 +151,7 @@ class Graph {
   Node* add_placeholder(std::string_view name, std::optional<TensorType> type);
   Node* add_get_attr(std::string_view name, std::string_view target);
   /// Adds a call_function node. `inputs` and `attrs` must already be bound to the schema
-  /// (see bind_call() in model_json.h for the Python-convention binder). `name_hint` is made
+  /// (engine/model_json.cpp binds Python-convention calls for the loader). `name_hint` is made
   /// unique ("conv2d" -> "conv2d_3").
   Node* add_call(const OpSchema& schema, std::vector<Input> inputs, std::vector<AttrValue> attrs,
                  std::string_view name_hint = {});

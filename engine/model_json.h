@@ -5,7 +5,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -17,7 +16,7 @@ namespace graft {
 /// A loaded model: the graph (which owns its constants) and what the file said about itself.
 struct Model {
   std::unique_ptr<Graph> graph;
-  std::string path;              // the model.json it came from ("" if built in memory)
+  std::string path;  // the model.json it came from ("" if built in memory)
   nlohmann::json metadata = nlohmann::json::object();
 };
 
@@ -31,19 +30,16 @@ struct Model {
                                                           const std::string& base_dir,
                                                           DiagnosticEngine& diags);
 
+/// The weights file `save_model` writes beside `model_path`: "dir/net.json" -> "net.safetensors".
+std::string weights_file_for(const std::string& model_path);
+
 /// Serialises `model` to model.json text naming `weights_file` (relative; "" for none).
 std::string model_to_json_text(const Model& model, const std::string& weights_file);
-/// Writes `path` and, if the graph references any constants, `<stem>.safetensors` beside it,
-/// both atomically (weights renamed first). Returns false after reporting to `diags`.
+/// The safetensors bytes of every constant a live get_attr node reads.
+std::string model_weights_bytes(const Model& model);
+/// Writes `path` and, if the graph references any constants, the weights file beside it
+/// (weights_file_for), both atomically (weights renamed first). Returns false after
+/// reporting to `diags`; then neither file was changed.
 [[nodiscard]] bool save_model(const Model& model, const std::string& path, DiagnosticEngine& diags);
-
-/// Binds Python-convention args/kwargs (as JSON values whose node references are already
-/// resolved through `resolve`) to `schema`. Used by the loader and by anything else that
-/// accepts torch-style calls. Returns false and sets `error` and `error_path` (a suffix such
-/// as "/kwargs/stride") on failure.
-struct BoundCall {
-  std::vector<Input> inputs;
-  std::vector<AttrValue> attrs;
-};
 
 }  // namespace graft
