@@ -1,0 +1,83 @@
+// oneDNN helper implementations.
+#include "runtime/dnnl_util.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace graft::runtime {
+
+dnnl::memory::dims to_dims(const Shape& shape) {
+  if (shape.empty()) return {1};
+  return dnnl::memory::dims(shape.begin(), shape.end());
+}
+
+md_t plain_md(const Shape& shape) {
+  dnnl::memory::dims dims = to_dims(shape);
+  dnnl::memory::dims strides(dims.size(), 1);
+  for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i) {
+    strides[static_cast<size_t>(i)] =
+        strides[static_cast<size_t>(i) + 1] * std::max<int64_t>(dims[static_cast<size_t>(i) + 1], 1);
+  }
+  return md_t(dims, dt::f32, strides);
+}
+
+md_t any_md(const Shape& shape) { return md_t(to_dims(shape), dt::f32, tag::any); }
+
+bool is_plain(const md_t& md) {
+  if (md.data.format_kind != dnnl_blocked) return false;
+  return md == plain_md(md_shape(md));
+}
+
+Shape md_shape(const md_t& md) {
+  return Shape(md.data.dims, md.data.dims + md.data.ndims);
+}
+
+std::string layout_name(const md_t& md) {
+  const dnnl_memory_desc_t& d = md.data;
+  if (d.format_kind == dnnl_format_kind_any) return "any";
+  if (d.format_kind != dnnl_blocked) return "opaque";
+  const auto& blk = d.format_desc.blocking;
+  // Outer dims ordered by decreasing stride; a dim that also has an inner block is uppercase.
+  std::vector<int> order(static_cast<size_t>(d.ndims));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return blk.strides[a] > blk.strides[b]; });
+  std::string name;
+  for (int dim : order) {
+    bool blocked = false;
+    for (int i = 0; i < blk.inner_nblks; ++i) blocked |= blk.inner_idxs[i] == dim;
+    name += static_cast<char>((blocked ? 'A' : 'a') + dim);
+  }
+  for (int i = 0; i < blk.inner_nblks; ++i) {
+    name += std::to_string(blk.inner_blks[i]) + static_cast<char>('a' + blk.inner_idxs[i]);
+  }
+  return name;
+}
+
+std::string impl_name(const dnnl::primitive_desc_base& pd) {
+  const char* s = pd.impl_info_str();
+  return s ? s : "?";
+}
+
+dnnl::memory constant_memory(const ConstantTensor& c, const md_t& md, const dnnl::engine& eng) {
+  // oneDNN's API takes a non-const handle; constants are only ever read (kernels never take
+  // a constant's buffer for in-place writes: the compiler only reuses arena buffers).
+  return dnnl::memory(md, eng, const_cast<std::byte*>(c.data));
+}
+
+dnnl::memory reorder_constant(const ConstantTensor& c, const md_t& have, const md_t& want,
+                              const dnnl::engine& eng) {
+  dnnl::memory src = constant_memory(c, have, eng);
+  dnnl::memory dst(want, eng);
+  dnnl::stream s(eng);
+  dnnl::reorder(src, dst).execute(s, src, dst);
+  s.wait();
+  return dst;
+}
+
+dnnl::engine& cpu_engine() {
+  static dnnl::engine* eng = new dnnl::engine(dnnl::engine::kind::cpu, 0);
+  return *eng;
+}
+
+}  // namespace graft::runtime

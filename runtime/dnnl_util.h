@@ -1,0 +1,43 @@
+// Small oneDNN helpers shared by the compiler and the kernels: memory descriptors from graft
+// shapes, layout predicates, layout names for dumps, and constant tensors as oneDNN memory.
+// Internal to graft_runtime (it includes dnnl.hpp; public headers must not).
+#pragma once
+
+#include <string>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "engine/constants.h"
+#include "engine/shape.h"
+
+namespace graft::runtime {
+
+using md_t = dnnl::memory::desc;
+using dt = dnnl::memory::data_type;
+using tag = dnnl::memory::format_tag;
+
+dnnl::memory::dims to_dims(const Shape& shape);
+/// The dense row-major float32 descriptor of `shape` (a scalar shape [] becomes [1]).
+md_t plain_md(const Shape& shape);
+/// A float32 descriptor of `shape` with format_tag::any (the primitive chooses).
+md_t any_md(const Shape& shape);
+/// True if `md` is dense row-major (strides decreasing, no blocking, no padding).
+bool is_plain(const md_t& md);
+/// The logical dims of `md`.
+Shape md_shape(const md_t& md);
+/// A short layout name in oneDNN's letter notation: "abcd" (nchw), "aBcd16b" (nChw16c).
+std::string layout_name(const md_t& md);
+/// "conv: jit:avx512_core" style implementation name of a primitive descriptor.
+std::string impl_name(const dnnl::primitive_desc_base& pd);
+
+/// A memory viewing the constant's bytes (read-only by contract: no kernel writes to it).
+dnnl::memory constant_memory(const ConstantTensor& c, const md_t& md, const dnnl::engine& eng);
+/// A new memory of layout `want` holding the constant (seen as `have`) reordered; used to
+/// put weights into a kernel's preferred layout once, at compile time.
+dnnl::memory reorder_constant(const ConstantTensor& c, const md_t& have, const md_t& want,
+                              const dnnl::engine& eng);
+
+/// The engine and stream every Executable shares (CPU, index 0).
+dnnl::engine& cpu_engine();
+
+}  // namespace graft::runtime

@@ -1,0 +1,60 @@
+// The plain-layout fallback: a LoopKernel running the op's reference kernel. Used for what
+// oneDNN 2.6 has no primitive for (erf, pow of tensors, uneven adaptive pooling, torch's
+// clipped averaging divisor with ceil_mode, divisor_override, broadcast dividends). It is
+// single-threaded and slow, but these ops are rare and cheap in the models graft targets.
+#include <cstring>
+
+#include "engine/support/check.h"
+#include "runtime/kernels/families.h"
+#include "runtime/reference.h"
+
+namespace graft::runtime {
+
+std::optional<KernelPlan> build_fallback(KernelContext& ctx) {
+  if (!has_reference(ctx.op())) return ctx.not_implemented("no kernel for op '" + ctx.op() + "'");
+  KernelPlan plan = make_plan(ctx);
+  std::vector<Operand> operands = ctx.operands();
+  for (size_t i = 0; i < operands.size(); ++i) {
+    if (operands[i].is_tensor()) plan.src_mds[i] = plain_md(operands[i].shape());
+  }
+  plan.dst_md = plain_md(ctx.out().shape);
+  plan.impl = "fallback loop";
+  {
+    // Dry run on zeros so that an unsupported case is a compile-time diagnostic, never a
+    // failure inside run().
+    std::vector<Tensor> zeros(operands.size());
+    std::vector<RefOperand> refs(operands.size());
+    for (size_t i = 0; i < operands.size(); ++i) {
+      if (operands[i].is_tensor()) {
+        zeros[i] = Tensor::zeros(DType::kFloat32, operands[i].shape());
+        refs[i].tensor = &zeros[i];
+      } else if (operands[i].is_scalar()) {
+        refs[i].scalar = operands[i].scalar;
+      }
+    }
+    Tensor out = Tensor::zeros(DType::kFloat32, ctx.out().shape);
+    std::string error;
+    if (!reference_op(ctx.node(), refs, out, &error)) return ctx.not_implemented(error);
+  }
+  const Node* node = &ctx.node();  // owned by the Executable's graph, which outlives the kernel
+  TensorType out_type = ctx.out();
+  plan.kernel = std::make_unique<LoopKernel>([node, operands, out_type](const KernelMemories& m) {
+    std::vector<Tensor> tensors(operands.size());
+    std::vector<RefOperand> refs(operands.size());
+    for (size_t i = 0; i < operands.size(); ++i) {
+      if (operands[i].is_tensor()) {
+        tensors[i] = Tensor::borrow(DType::kFloat32, operands[i].shape(), m.srcs[i].get_data_handle());
+        refs[i].tensor = &tensors[i];
+      } else if (operands[i].is_scalar()) {
+        refs[i].scalar = operands[i].scalar;
+      }
+    }
+    Tensor out = Tensor::borrow(DType::kFloat32, out_type.shape, m.dst.get_data_handle());
+    std::string error;
+    // The compiler checked has_reference() and the shapes; a failure here is a graft bug.
+    GRAFT_CHECK(reference_op(*node, refs, out, &error)) << "fallback kernel failed: " << error;
+  });
+  return plan;
+}
+
+}  // namespace graft::runtime

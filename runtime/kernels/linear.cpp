@@ -1,0 +1,116 @@
+// linear, the fused linear_post, and matmul. linear runs on oneDNN's inner product with the
+// input seen as a 2-d [rows, in_features] matrix (a free view of a plain tensor) and its
+// constant weight reordered once into the primitive's layout; matmul runs on oneDNN's matmul,
+// which broadcasts batch dims, after torch's 1-d promotions.
+#include "runtime/kernels/activation.h"
+#include "runtime/kernels/families.h"
+
+namespace graft::runtime {
+
+std::optional<KernelPlan> build_linear(KernelContext& ctx) {
+  const bool fused = ctx.op() == "linear_post";
+  const Operand& x = ctx.operand(0);
+  const Operand& w = ctx.operand(1);
+  const Operand& bias = ctx.operand(2);
+  const Operand& residual = ctx.operand(3);
+  if (!x.is_tensor() || !w.is_tensor()) return ctx.not_implemented("a scalar input or weight");
+  if (w.shape().size() != 2) return ctx.not_implemented("a weight that is not 2-d");
+  std::vector<EltwiseStep> act, post_act;
+  if (fused) {
+    auto a = fused_activation(ctx, "");
+    auto b = fused_activation(ctx, "post_");
+    if (!a || !b) return std::nullopt;
+    act = std::move(*a);
+    post_act = std::move(*b);
+  }
+  const int64_t k = w.shape()[1];
+  const int64_t n = w.shape()[0];
+  int64_t rows = 1;  // the input's leading dims flattened
+  for (size_t i = 0; i + 1 < x.shape().size(); ++i) rows *= x.shape()[i];
+  md_t src_md = plain_md({rows, k});
+  md_t w_md = w.constant ? any_md({n, k}) : plain_md({n, k});
+  md_t b_md = bias.is_tensor() ? plain_md({n}) : md_t();
+  md_t dst_md = plain_md({rows, n});
+  auto desc = bias.is_tensor()
+                  ? dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_inference, src_md,
+                                                      w_md, b_md, dst_md)
+                  : dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_inference, src_md,
+                                                      w_md, dst_md);
+  dnnl::primitive_attr attr = KernelContext::scratchpad_attr();
+  dnnl::post_ops ops;
+  append_post_ops(ops, act);
+  if (residual.is_tensor()) ops.append_sum(1.0f);
+  const bool split = must_split_post_ops(act, residual.is_tensor(), post_act);
+  if (!split) append_post_ops(ops, post_act);
+  attr.set_post_ops(ops);
+  dnnl::inner_product_forward::primitive_desc pd(desc, attr, ctx.engine());
+
+  KernelPlan plan = make_plan(ctx);
+  plan.src_mds[0] = pd.src_desc();
+  plan.dst_md = plain_md(ctx.out().shape);
+  std::vector<std::pair<int, ArgSource>> args = {{DNNL_ARG_SRC, ArgSource::src(0)},
+                                                 {DNNL_ARG_DST, ArgSource::dst(pd.dst_desc())}};
+  if (w.constant) {
+    args.push_back({DNNL_ARG_WEIGHTS, ArgSource::own(reorder_constant(
+                                          *w.constant, plain_md({n, k}), pd.weights_desc(),
+                                          ctx.engine()))});
+    plan.weight_bytes += pd.weights_desc().get_size();
+  } else {
+    plan.src_mds[1] = pd.weights_desc();
+    args.push_back({DNNL_ARG_WEIGHTS, ArgSource::src(1)});
+  }
+  if (bias.is_tensor()) {
+    if (bias.constant) {
+      args.push_back({DNNL_ARG_BIAS, ArgSource::own(reorder_constant(*bias.constant, b_md,
+                                                                     pd.bias_desc(), ctx.engine()))});
+      plan.weight_bytes += pd.bias_desc().get_size();
+    } else {
+      plan.src_mds[2] = pd.bias_desc();
+      args.push_back({DNNL_ARG_BIAS, ArgSource::src(2)});
+    }
+  }
+  if (residual.is_tensor()) {
+    plan.src_mds[3] = residual.md;
+    plan.accumulate_src = 3;
+  }
+  set_single_primitive(plan, pd, dnnl::inner_product_forward(pd), std::move(args), "linear");
+  if (split) {
+    append_eltwise_on_dst(static_cast<PrimitiveKernel&>(*plan.kernel), plan, plan.dst_md, post_act);
+  }
+  return plan;
+}
+
+std::optional<KernelPlan> build_matmul(KernelContext& ctx) {
+  const Operand& a = ctx.operand(0);
+  const Operand& b = ctx.operand(1);
+  if (!a.is_tensor() || !b.is_tensor()) return ctx.not_implemented("a scalar operand");
+  // torch.matmul's promotions: a 1-d left operand is a row [1, K], a 1-d right one a column
+  // [K, 1]; those dims are dropped from the result, which the plain views absorb for free.
+  Shape as = a.shape();
+  Shape bs = b.shape();
+  if (as.empty() || bs.empty()) return ctx.not_implemented("a 0-d operand");
+  if (as.size() == 1) as.insert(as.begin(), 1);
+  if (bs.size() == 1) bs.push_back(1);
+  size_t rank = std::max(as.size(), bs.size());
+  as.insert(as.begin(), rank - as.size(), 1);
+  bs.insert(bs.begin(), rank - bs.size(), 1);
+  Shape out(rank);
+  for (size_t i = 0; i + 2 < rank; ++i) out[i] = std::max(as[i], bs[i]);
+  out[rank - 2] = as[rank - 2];
+  out[rank - 1] = bs[rank - 1];
+
+  dnnl::matmul::desc desc(plain_md(as), plain_md(bs), plain_md(out));
+  dnnl::matmul::primitive_desc pd(desc, KernelContext::scratchpad_attr(), ctx.engine());
+  KernelPlan plan = make_plan(ctx);
+  plan.src_mds[0] = pd.src_desc();
+  plan.src_mds[1] = pd.weights_desc();
+  plan.dst_md = plain_md(ctx.out().shape);
+  set_single_primitive(plan, pd, dnnl::matmul(pd),
+                       {{DNNL_ARG_SRC, ArgSource::src(0)},
+                        {DNNL_ARG_WEIGHTS, ArgSource::src(1)},
+                        {DNNL_ARG_DST, ArgSource::dst(pd.dst_desc())}},
+                       "matmul");
+  return plan;
+}
+
+}  // namespace graft::runtime

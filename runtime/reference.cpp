@@ -1,0 +1,368 @@
+// Reference kernels, part 1: the op dispatch, elementwise ops (unary, binary with torch
+// broadcasting), data movement (views, permute, identity) and the graph interpreter.
+// Everything is a plain loop over row-major float32 data; clarity over speed.
+#include "runtime/reference.h"
+
+#include <cmath>
+#include <cstring>
+#include <map>
+
+#include "runtime/concretize.h"
+#include "runtime/reference_internal.h"
+
+namespace graft::runtime {
+namespace ref {
+
+const AttrValue* Call::attr(const std::string& name) const {
+  int index = node.schema() ? node.schema()->attr_index(name) : -1;
+  if (index < 0) {
+    fail("op '" + node.target() + "' has no attribute '" + name + "'");
+    return nullptr;
+  }
+  return &node.attrs()[static_cast<size_t>(index)];
+}
+
+std::optional<int64_t> Call::int_attr(const std::string& name) const {
+  const AttrValue* v = attr(name);
+  if (!v) return std::nullopt;
+  if (const auto* i = std::get_if<int64_t>(v)) return *i;
+  fail("attribute '" + name + "' is not an int");
+  return std::nullopt;
+}
+
+std::optional<double> Call::float_attr(const std::string& name, double none_value) const {
+  const AttrValue* v = attr(name);
+  if (!v) return std::nullopt;
+  if (is_none(*v)) return none_value;
+  if (const auto* d = std::get_if<double>(v)) return *d;
+  if (const auto* i = std::get_if<int64_t>(v)) return static_cast<double>(*i);
+  fail("attribute '" + name + "' is not a number");
+  return std::nullopt;
+}
+
+std::optional<bool> Call::bool_attr(const std::string& name) const {
+  const AttrValue* v = attr(name);
+  if (!v) return std::nullopt;
+  if (const auto* b = std::get_if<bool>(v)) return *b;
+  fail("attribute '" + name + "' is not a bool");
+  return std::nullopt;
+}
+
+std::optional<std::string> Call::str_attr(const std::string& name) const {
+  const AttrValue* v = attr(name);
+  if (!v) return std::nullopt;
+  if (const auto* s = std::get_if<std::string>(v)) return *s;
+  fail("attribute '" + name + "' is not a string");
+  return std::nullopt;
+}
+
+std::optional<std::vector<int64_t>> Call::ints_attr(const std::string& name) const {
+  const AttrValue* v = attr(name);
+  if (!v) return std::nullopt;
+  if (is_none(*v)) return std::vector<int64_t>{};
+  if (const auto* l = std::get_if<std::vector<int64_t>>(v)) return *l;
+  if (const auto* i = std::get_if<int64_t>(v)) return std::vector<int64_t>{*i};
+  if (const auto* d = std::get_if<std::vector<double>>(v); d && d->empty()) {
+    return std::vector<int64_t>{};
+  }
+  fail("attribute '" + name + "' is not a list of ints");
+  return std::nullopt;
+}
+
+std::vector<int64_t> strides_of(const Shape& shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (size_t i = shape.size(); i-- > 1;) strides[i - 1] = strides[i] * shape[i];
+  return strides;
+}
+
+std::optional<float> activate(const std::string& name, double alpha, double beta, float x) {
+  double v = x;
+  if (name == "none") return x;
+  if (name == "relu") return static_cast<float>(v > 0 ? v : 0);
+  if (name == "leaky_relu") return static_cast<float>(v > 0 ? v : v * alpha);
+  if (name == "relu6") return static_cast<float>(std::min(std::max(v, 0.0), 6.0));
+  if (name == "hardtanh" || name == "clamp") {
+    return static_cast<float>(std::min(std::max(v, alpha), beta));
+  }
+  if (name == "elu") return static_cast<float>(v > 0 ? v : alpha * (std::exp(v) - 1));
+  if (name == "hardswish") return static_cast<float>(v * std::min(std::max(v + 3, 0.0), 6.0) / 6);
+  if (name == "hardsigmoid") return static_cast<float>(std::min(std::max(v + 3, 0.0), 6.0) / 6);
+  if (name == "silu") return static_cast<float>(v / (1 + std::exp(-v)));
+  if (name == "sigmoid") return static_cast<float>(1 / (1 + std::exp(-v)));
+  if (name == "tanh") return static_cast<float>(std::tanh(v));
+  if (name == "gelu") return static_cast<float>(0.5 * v * (1 + std::erf(v / std::sqrt(2.0))));
+  if (name == "gelu_tanh") {
+    const double c = std::sqrt(2.0 / M_PI);
+    return static_cast<float>(0.5 * v * (1 + std::tanh(c * (v + 0.044715 * v * v * v))));
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+/// torch's softplus: the input itself where beta * x > threshold, else log1p(exp(beta x)) / beta.
+double softplus(double x, double beta, double threshold) {
+  return x * beta > threshold ? x : std::log1p(std::exp(x * beta)) / beta;
+}
+
+bool unary(const Call& call, Tensor& out) {
+  const Tensor* x = call.tensor(0);
+  if (!x) return call.fail("input must be a tensor");
+  const std::string& op = call.node.target();
+  std::string act = op;
+  double alpha = 0, beta = 0;
+  if (op == "hardtanh") {
+    auto lo = call.float_attr("min_val");
+    auto hi = call.float_attr("max_val");
+    if (!lo || !hi) return false;
+    alpha = *lo;
+    beta = *hi;
+  } else if (op == "leaky_relu") {
+    auto slope = call.float_attr("negative_slope");
+    if (!slope) return false;
+    alpha = *slope;
+  } else if (op == "elu") {
+    auto a = call.float_attr("alpha");
+    if (!a) return false;
+    alpha = *a;
+  } else if (op == "gelu" && call.node.schema()->attr_index("approximate") >= 0) {
+    auto approximate = call.str_attr("approximate");
+    if (!approximate) return false;
+    if (*approximate == "tanh") act = "gelu_tanh";
+  } else if (op == "clamp") {
+    auto lo = call.float_attr("min", -INFINITY);
+    auto hi = call.float_attr("max", INFINITY);
+    if (!lo || !hi) return false;
+    alpha = *lo;
+    beta = *hi;
+  } else if (op == "softplus") {
+    auto b = call.float_attr("beta");
+    auto threshold = call.float_attr("threshold");
+    if (!b || !threshold) return false;
+    alpha = *b;          // softplus's beta
+    beta = *threshold;   // and threshold
+  }
+  const float* in = x->f32();
+  float* o = out.f32();
+  for (int64_t i = 0; i < out.numel(); ++i) {
+    double v = in[i];
+    std::optional<float> r;
+    if (op == "sqrt") r = static_cast<float>(std::sqrt(v));
+    else if (op == "rsqrt") r = static_cast<float>(1 / std::sqrt(v));
+    else if (op == "exp") r = static_cast<float>(std::exp(v));
+    else if (op == "log") r = static_cast<float>(std::log(v));
+    else if (op == "neg") r = static_cast<float>(-v);
+    else if (op == "reciprocal") r = static_cast<float>(1 / v);
+    else if (op == "abs") r = static_cast<float>(std::fabs(v));
+    else if (op == "erf") r = static_cast<float>(std::erf(v));
+    else if (op == "softplus") r = static_cast<float>(softplus(v, alpha, beta));
+    else r = activate(act, alpha, beta, in[i]);
+    if (!r) return call.fail("no reference for '" + op + "'");
+    o[i] = *r;
+  }
+  return true;
+}
+
+/// Reads operand `i` at the broadcast position of output element `flat`.
+float broadcast_read(const RefOperand& operand, const Shape& out_shape,
+                     const std::vector<int64_t>& out_strides, int64_t flat) {
+  if (!operand.tensor) return static_cast<float>(*operand.scalar);
+  const Shape& s = operand.tensor->shape();
+  size_t lead = out_shape.size() - s.size();
+  std::vector<int64_t> in_strides = strides_of(s);
+  int64_t offset = 0;
+  for (size_t d = 0; d < out_shape.size(); ++d) {
+    int64_t index = flat / out_strides[d] % std::max<int64_t>(out_shape[d], 1);
+    if (d >= lead && s[d - lead] != 1) offset += index * in_strides[d - lead];
+  }
+  return operand.tensor->f32()[offset];
+}
+
+bool binary(const Call& call, Tensor& out) {
+  const std::string& op = call.node.target();
+  double alpha = 1;
+  if (call.node.schema()->attr_index("alpha") >= 0) {
+    auto a = call.float_attr("alpha", 1);
+    if (!a) return false;
+    alpha = *a;
+  }
+  // torch.div's rounding_mode: None (true division), 'trunc' or 'floor' of the quotient.
+  std::string rounding = "none";
+  if (op == "div") {
+    const AttrValue& mode = call.node.attr("rounding_mode");
+    if (const auto* m = std::get_if<std::string>(&mode)) rounding = *m;
+    if (rounding != "none" && rounding != "trunc" && rounding != "floor") {
+      return call.fail("div rounding_mode must be None, 'trunc' or 'floor', got '" + rounding + "'");
+    }
+  }
+  for (size_t i = 0; i < 2; ++i) {
+    if (!call.operands[i].tensor && !call.operands[i].scalar) return call.fail("missing operand");
+  }
+  std::vector<int64_t> strides = strides_of(out.shape());
+  for (int64_t i = 0; i < out.numel(); ++i) {
+    double a = broadcast_read(call.operands[0], out.shape(), strides, i);
+    double b = broadcast_read(call.operands[1], out.shape(), strides, i);
+    double r;
+    if (op == "add") r = a + alpha * b;
+    else if (op == "sub") r = a - alpha * b;
+    else if (op == "mul") r = a * b;
+    else if (op == "div") r = rounding == "floor" ? std::floor(a / b)
+                              : rounding == "trunc" ? std::trunc(a / b) : a / b;
+    else if (op == "pow") r = std::pow(a, b);
+    // torch.maximum/minimum propagate NaN from either side (std::fmax would drop it).
+    else if (op == "maximum") r = std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b);
+    else if (op == "minimum") r = std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b);
+    else return call.fail("no reference for '" + op + "'");
+    out.f32()[i] = static_cast<float>(r);
+  }
+  return true;
+}
+
+/// flatten, reshape, squeeze, unsqueeze, dropout, contiguous, clone: the bytes are unchanged.
+bool copy(const Call& call, Tensor& out) {
+  const Tensor* x = call.tensor(0);
+  if (!x || x->numel() != out.numel()) return call.fail("input and result sizes differ");
+  if (call.node.target() == "dropout" && call.node.schema()->attr_index("training") >= 0) {
+    auto training = call.bool_attr("training");
+    if (!training) return false;
+    if (*training) return call.fail("dropout in training mode is random");
+  }
+  if (out.nbytes() > 0) std::memcpy(out.data(), x->data(), out.nbytes());
+  return true;
+}
+
+bool permute(const Call& call, Tensor& out) {
+  const Tensor* x = call.tensor(0);
+  if (!x) return call.fail("input must be a tensor");
+  const auto rank = static_cast<int64_t>(x->shape().size());
+  std::vector<int64_t> perm(static_cast<size_t>(rank));
+  for (int64_t i = 0; i < rank; ++i) perm[static_cast<size_t>(i)] = i;
+  auto norm = [&](int64_t d) { return d < 0 ? d + rank : d; };
+  if (call.node.target() == "permute") {
+    auto dims = call.ints_attr("dims");
+    if (!dims) return false;
+    for (size_t i = 0; i < perm.size() && i < dims->size(); ++i) perm[i] = norm((*dims)[i]);
+  } else {
+    auto d0 = call.int_attr("dim0");
+    auto d1 = call.int_attr("dim1");
+    if (!d0 || !d1) return false;
+    std::swap(perm[static_cast<size_t>(norm(*d0))], perm[static_cast<size_t>(norm(*d1))]);
+  }
+  std::vector<int64_t> in_strides = strides_of(x->shape());
+  std::vector<int64_t> out_strides = strides_of(out.shape());
+  for (int64_t i = 0; i < out.numel(); ++i) {
+    int64_t offset = 0;
+    for (size_t d = 0; d < perm.size(); ++d) {
+      int64_t index = i / out_strides[d] % out.shape()[d];
+      offset += index * in_strides[static_cast<size_t>(perm[d])];
+    }
+    out.f32()[i] = x->f32()[offset];
+  }
+  return true;
+}
+
+const std::map<std::string, Kernel, std::less<>>& kernels() {
+  static const std::map<std::string, Kernel, std::less<>> table = {
+      {"conv2d", conv2d}, {"conv2d_post", conv2d_post}, {"linear", linear},
+      {"linear_post", linear_post}, {"matmul", matmul}, {"batch_norm", batch_norm},
+      {"layer_norm", layer_norm}, {"max_pool2d", pool2d}, {"avg_pool2d", pool2d},
+      {"adaptive_avg_pool2d", adaptive_pool2d}, {"adaptive_max_pool2d", adaptive_pool2d},
+      {"mean", reduce}, {"sum", reduce}, {"amax", reduce}, {"softmax", softmax}, {"log_softmax", softmax},
+      {"cat", cat},
+      {"add", binary}, {"sub", binary}, {"mul", binary}, {"div", binary}, {"pow", binary},
+      {"maximum", binary}, {"minimum", binary},
+      {"flatten", copy}, {"reshape", copy}, {"squeeze", copy}, {"unsqueeze", copy},
+      {"dropout", copy}, {"contiguous", copy}, {"clone", copy},
+      {"permute", permute}, {"transpose", permute},
+      {"relu", unary}, {"relu6", unary}, {"hardtanh", unary}, {"leaky_relu", unary},
+      {"elu", unary}, {"hardswish", unary}, {"hardsigmoid", unary}, {"silu", unary},
+      {"sigmoid", unary}, {"gelu", unary}, {"tanh", unary}, {"sqrt", unary}, {"rsqrt", unary},
+      {"exp", unary}, {"log", unary}, {"neg", unary}, {"reciprocal", unary}, {"abs", unary},
+      {"erf", unary}, {"clamp", unary}, {"softplus", unary},
+  };
+  return table;
+}
+
+}  // namespace
+}  // namespace ref
+
+bool has_reference(std::string_view op) { return ref::kernels().count(op) > 0; }
+
+bool reference_op(const Node& node, const std::vector<RefOperand>& operands, Tensor& out,
+                  std::string* error) {
+  auto it = ref::kernels().find(node.target());
+  if (it == ref::kernels().end()) {
+    *error = "no reference kernel for op '" + node.target() + "'";
+    return false;
+  }
+  if (out.dtype() != DType::kFloat32) {
+    *error = "reference kernels compute float32 only";
+    return false;
+  }
+  for (const RefOperand& o : operands) {
+    if (o.tensor && o.tensor->dtype() != DType::kFloat32) {
+      *error = "reference kernels compute float32 only";
+      return false;
+    }
+  }
+  return it->second(ref::Call{node, operands, error}, out);
+}
+
+std::optional<std::vector<Tensor>> run_reference(const Graph& graph,
+                                                 const std::vector<Tensor>& inputs,
+                                                 DiagnosticEngine& diags) {
+  std::vector<Node*> placeholders = graph.placeholders();
+  if (placeholders.size() != inputs.size()) {
+    diags.error({}, "the model has " + std::to_string(placeholders.size()) + " inputs, " +
+                        std::to_string(inputs.size()) + " given");
+    return std::nullopt;
+  }
+  ShapeBindings bindings;
+  for (size_t i = 0; i < inputs.size(); ++i) bindings.inputs[placeholders[i]->name()] = inputs[i].shape();
+  std::unique_ptr<Graph> g = concretize_graph(graph, bindings, "", diags);
+  if (!g) return std::nullopt;
+  std::vector<Tensor> values(g->id_bound());
+  size_t next_input = 0;
+  std::vector<Tensor> outputs;
+  for (Node* n : g->nodes()) {
+    switch (n->kind()) {
+      case NodeKind::kPlaceholder:
+        values[n->id()] = inputs[next_input++];
+        break;
+      case NodeKind::kGetAttr: {
+        const ConstantTensor* c = g->constants().find(n->target());
+        values[n->id()] = Tensor::borrow(c->dtype, c->shape, const_cast<std::byte*>(c->data));
+        break;
+      }
+      case NodeKind::kCallFunction: {
+        std::vector<RefOperand> operands;
+        for (const Input& in : n->inputs()) {
+          RefOperand o;
+          if (in.is_node()) o.tensor = &values[in.node->id()];
+          if (in.is_scalar()) o.scalar = in.scalar.value;
+          operands.push_back(o);
+        }
+        Tensor out = Tensor::zeros(n->type()->dtype, n->type()->shape);
+        std::string error;
+        if (!reference_op(*n, operands, out, &error)) {
+          diags.error({}, "node '" + n->name() + "' (" + n->target() + "): " + error);
+          return std::nullopt;
+        }
+        values[n->id()] = std::move(out);
+        break;
+      }
+      case NodeKind::kOutput:
+        for (const Input& in : n->inputs()) {
+          if (!in.is_node()) {
+            diags.error({}, "graph outputs must be tensors");
+            return std::nullopt;
+          }
+          outputs.push_back(values[in.node->id()].clone());
+        }
+        break;
+    }
+  }
+  return outputs;
+}
+
+}  // namespace graft::runtime

@@ -1,0 +1,206 @@
+// Convolution kernels vs the reference: random shapes with odd sizes, groups and depthwise,
+// strides, padding, dilation, with and without bias, blocked and plain layouts; and the fused
+// conv2d_post against the same computation unfused.
+#include <catch2/catch.hpp>
+
+#include "tests/runtime/runtime_testing.h"
+
+using namespace graft;
+using namespace graft::testing;
+
+namespace {
+
+struct ConvCase {
+  int64_t n, c, h, w, o, k, stride, pad, dilation, groups;
+  bool bias;
+};
+
+std::unique_ptr<Graph> conv_graph(const ConvCase& p, uint64_t seed) {
+  GraphBuilder b;
+  Node* x = b.input("x", {p.n, p.c, p.h, p.w});
+  Node* w = b.constant("w", {p.o, p.c / p.groups, p.k, p.k}, seed);
+  Node* bias = p.bias ? b.constant("b", {p.o}, seed + 1) : nullptr;
+  Node* y = b.call("conv2d", {in(x), in(w), bias ? in(bias) : Input::none()},
+                   {{"stride", int64_t{p.stride}}, {"padding", int64_t{p.pad}},
+                    {"dilation", int64_t{p.dilation}}, {"groups", int64_t{p.groups}}});
+  b.output({y});
+  return b.take();
+}
+
+}  // namespace
+
+TEST_CASE("conv2d matches the reference over strides, padding, dilation and groups",
+          "[runtime][conv]") {
+  auto p = GENERATE(values<ConvCase>({
+      {1, 3, 8, 8, 4, 3, 1, 1, 1, 1, true},      // first-layer style, 3 input channels
+      {2, 16, 7, 9, 32, 3, 2, 1, 1, 1, true},    // odd sizes, stride 2
+      {1, 8, 5, 5, 8, 1, 1, 0, 1, 1, false},     // 1x1, no bias
+      {1, 32, 6, 6, 32, 3, 1, 1, 1, 32, true},   // depthwise
+      {2, 12, 9, 7, 18, 3, 2, 2, 2, 3, true},    // groups, dilation
+      {1, 17, 11, 13, 5, 5, 3, 2, 1, 1, true},   // odd channels, 5x5 stride 3
+      {3, 24, 4, 4, 48, 3, 1, 0, 1, 2, false},   // batch 3, no padding
+  }));
+  std::unique_ptr<Graph> g = conv_graph(p, 7);
+  INFO("case c=" << p.c << " o=" << p.o << " k=" << p.k << " groups=" << p.groups);
+  CHECK(check_all_modes(*g, random_inputs(*g, 11)) == "");
+}
+
+TEST_CASE("conv2d chooses a blocked layout and keeps it through relu", "[runtime][conv][layout]") {
+  GraphBuilder b;
+  Node* x = b.input("x", {1, 16, 8, 8});
+  Node* w1 = b.constant("w1", {32, 16, 3, 3}, 1);
+  Node* c1 = b.call("conv2d", {in(x), in(w1)}, {{"padding", int64_t{1}}});
+  Node* r1 = b.call("relu", {in(c1)});
+  Node* w2 = b.constant("w2", {32, 32, 3, 3}, 2);
+  Node* c2 = b.call("conv2d", {in(r1), in(w2)}, {{"padding", int64_t{1}}});
+  b.output({c2});
+  std::unique_ptr<runtime::Executable> exe;
+  Graph& g = b.graph();
+  REQUIRE(check_against_reference(g, random_inputs(g, 3), {}, 1e-4, 1e-4, &exe) == "");
+  // Between the two convolutions nothing is reordered: the only reorders are the model input
+  // (if the first conv wants a blocked source) and the output copy.
+  int inner_reorders = 0;
+  for (const runtime::StepInfo& s : exe->steps()) {
+    if (s.op == "reorder" && s.name.find(".output") == std::string::npos && s.name != "conv2d.reorder") {
+      ++inner_reorders;
+    }
+  }
+  INFO(exe->dump());
+  CHECK(inner_reorders == 0);
+  const runtime::StepInfo* relu = nullptr;
+  for (const runtime::StepInfo& s : exe->steps()) {
+    if (s.op == "relu") relu = &s;
+  }
+  REQUIRE(relu != nullptr);
+  CHECK(relu->layout != "abcd");  // blocked, as the convolution left it
+  CHECK(relu->in_place);
+}
+
+TEST_CASE("conv2d_post equals conv, activation, residual add and post-activation unfused",
+          "[runtime][conv][fused]") {
+  struct PostCase {
+    const char* act;
+    double alpha, beta;
+    bool residual;
+    const char* post;
+  };
+  auto p = GENERATE(values<PostCase>({
+      {"relu", 0, 0, false, "none"},
+      {"none", 0, 0, true, "relu"},       // ResNet: conv, bn folded, + identity, relu
+      {"relu6", 0, 0, false, "none"},     // MobileNetV2
+      {"hardswish", 0, 0, false, "none"}, // MobileNetV3
+      {"silu", 0, 0, true, "none"},
+      {"gelu", 0, 0, false, "none"},
+      {"gelu_tanh", 0, 0, false, "none"},
+      {"sigmoid", 0, 0, false, "none"},
+      {"tanh", 0, 0, false, "none"},
+      {"leaky_relu", 0.1, 0, true, "relu"},
+      {"hardtanh", -0.5, 0.5, false, "none"},
+      {"clamp", -0.25, 2, false, "none"},
+      {"elu", 1.5, 0, false, "none"},
+      {"hardsigmoid", 0, 0, false, "none"},
+      {"none", 0, 0, true, "none"},
+  }));
+  GraphBuilder b;
+  Node* x = b.input("x", {2, 8, 7, 7});
+  Node* r = b.input("r", {2, 16, 7, 7});
+  Node* w = b.constant("w", {16, 8, 3, 3}, 5);
+  Node* bias = b.constant("b", {16}, 6);
+  Node* y = b.call("conv2d_post",
+                   {in(x), in(w), in(bias), p.residual ? in(r) : Input::none()},
+                   {{"padding", int64_t{1}}, {"activation", std::string(p.act)},
+                    {"alpha", p.alpha}, {"beta", p.beta}, {"post_activation", std::string(p.post)}});
+  Node* keep = b.call("relu", {in(r)});  // r stays live, so the residual cannot be overwritten
+  b.output({y, keep});
+  INFO("activation " << p.act << " residual " << p.residual << " post " << p.post);
+  CHECK(check_all_modes(b.graph(), random_inputs(b.graph(), 9), 1e-4, 2e-4) == "");
+}
+
+TEST_CASE("conv2d_post writes into a dying residual in place", "[runtime][conv][fused][inplace]") {
+  GraphBuilder b;
+  Node* x = b.input("x", {1, 16, 6, 6});
+  Node* w1 = b.constant("w1", {16, 16, 3, 3}, 1);
+  Node* w2 = b.constant("w2", {16, 16, 3, 3}, 2);
+  Node* c1 = b.call("conv2d", {in(x), in(w1)}, {{"padding", int64_t{1}}});
+  // c1 dies at the fused conv, which adds its result onto c1's bytes.
+  Node* y = b.call("conv2d_post", {in(x), in(w2), Input::none(), in(c1)},
+                   {{"padding", int64_t{1}}, {"post_activation", std::string("relu")}});
+  b.output({y});
+  std::unique_ptr<runtime::Executable> exe;
+  REQUIRE(check_against_reference(b.graph(), random_inputs(b.graph(), 4), {}, 1e-4, 1e-4, &exe) == "");
+  bool fused_in_place = false;
+  for (const runtime::StepInfo& s : exe->steps()) {
+    if (s.op == "conv2d_post") fused_in_place = s.in_place;
+    CHECK(s.name.find(".residual") == std::string::npos);  // no prefill copy
+  }
+  INFO(exe->dump());
+  CHECK(fused_in_place);
+}
+
+TEST_CASE("conv2d_post rejects an unknown activation with a diagnostic", "[runtime][conv][fused]") {
+  GraphBuilder b;
+  Node* x = b.input("x", {1, 4, 5, 5});
+  Node* w = b.constant("w", {4, 4, 1, 1}, 1);
+  Node* y = b.call("conv2d_post", {in(x), in(w)}, {{"activation", std::string("rleu")}});
+  b.output({y});
+  DiagnosticEngine diags;
+  CHECK(runtime::compile(b.graph(), {}, diags) == nullptr);
+  CHECK(diags.render().find("unknown activation 'rleu'") != std::string::npos);
+}
+
+TEST_CASE("3x3 stride-1 convolutions match the reference with and without Winograd",
+          "[runtime][conv][winograd]") {
+  for (bool winograd : {true, false}) {
+    for (const char* post : {"none", "relu"}) {
+      GraphBuilder b;
+      Node* x = b.input("x", {2, 32, 14, 14});
+      Node* r = b.input("r", {2, 64, 14, 14});
+      Node* y = b.call("conv2d_post",
+                       {in(x), in(b.constant("w", {64, 32, 3, 3}, 1)), in(b.constant("b", {64}, 2)),
+                        in(r)},
+                       {{"padding", int64_t{1}}, {"activation", std::string("relu")},
+                        {"post_activation", std::string(post)}});
+      y = b.call("conv2d", {in(y), in(b.constant("w2", {32, 64, 3, 3}, 3))}, {{"padding", int64_t{1}}});
+      b.output({y});
+      runtime::CompileOptions options;
+      options.winograd = winograd;
+      std::unique_ptr<runtime::Executable> exe;
+      INFO("winograd " << winograd << " post " << post);
+      CHECK(check_against_reference(b.graph(), random_inputs(b.graph(), 5), options, 1e-4, 2e-4,
+                                    &exe) == "");
+      bool used = false;
+      for (const runtime::StepInfo& s : exe->steps()) used |= s.impl.find("wino") != std::string::npos;
+      if (!winograd) CHECK_FALSE(used);
+      if (winograd && !used) WARN("oneDNN has no Winograd kernel on this CPU; the direct path ran");
+    }
+  }
+}
+
+TEST_CASE("a network with Winograd layers keeps one layout from stem to head",
+          "[runtime][conv][layout][winograd]") {
+  GraphBuilder b;
+  Node* x = b.input("x", {1, 3, 20, 20});
+  Node* y = b.call("conv2d_post", {in(x), in(b.constant("stem", {32, 3, 3, 3}, 1))},
+                   {{"stride", int64_t{2}}, {"padding", int64_t{1}}, {"activation", std::string("relu")}});
+  y = b.call("max_pool2d", {in(y)}, {{"kernel_size", int64_t{3}}, {"stride", int64_t{1}}, {"padding", int64_t{1}}});
+  Node* down = b.call("conv2d_post", {in(y), in(b.constant("down", {64, 32, 1, 1}, 2))},
+                      {{"stride", int64_t{2}}});
+  Node* h = b.call("conv2d_post", {in(y), in(b.constant("c1", {64, 32, 3, 3}, 3))},
+                   {{"stride", int64_t{2}}, {"padding", int64_t{1}}, {"activation", std::string("relu")}});
+  h = b.call("conv2d_post", {in(h), in(b.constant("c2", {64, 64, 3, 3}, 4)), Input::none(), in(down)},
+             {{"padding", int64_t{1}}, {"post_activation", std::string("relu")}});
+  h = b.call("conv2d", {in(h), in(b.constant("dw", {64, 1, 3, 3}, 5))},
+             {{"padding", int64_t{1}}, {"groups", int64_t{64}}});
+  h = b.call("adaptive_avg_pool2d", {in(h)}, {{"output_size", std::vector<int64_t>{1, 1}}});
+  b.output({h});
+  std::unique_ptr<runtime::Executable> exe;
+  REQUIRE(check_against_reference(b.graph(), random_inputs(b.graph(), 3), {}, 1e-4, 2e-4, &exe) == "");
+  INFO(exe->dump());
+  bool winograd = false;
+  for (const runtime::StepInfo& s : exe->steps()) {
+    winograd |= s.impl.find("wino") != std::string::npos;
+    if (s.op == "reorder") CHECK(s.name.find(".output") != std::string::npos);  // only the copy out
+  }
+  if (!winograd) WARN("oneDNN has no Winograd kernel on this CPU; layouts were chosen per layer");
+  else CHECK(exe->steps().size() == 8);  // 7 nodes + the output copy: no reorder, no prefill
+}

@@ -1,0 +1,112 @@
+// .npy / .npz: round trips, numpy's own header layout, and every rejection with its message.
+#include "runtime/npy.h"
+
+#include <catch2/catch.hpp>
+
+#include "tests/testing/test_paths.h"
+
+using namespace graft;
+using namespace graft::runtime;
+
+namespace {
+
+std::string npy_with_header(const std::string& dict, const std::string& data, char version = 1) {
+  std::string out("\x93NUMPY", 6);
+  out += version;
+  out += '\0';
+  std::string header = dict + "\n";
+  out += static_cast<char>(header.size() & 0xFF);
+  out += static_cast<char>(header.size() >> 8);
+  if (version != 1) out += std::string(2, '\0');
+  return out + header + data;
+}
+
+std::string parse_error(const std::string& bytes) {
+  DiagnosticEngine diags;
+  CHECK_FALSE(parse_npy(bytes, "x.npy", diags).has_value());
+  return diags.render();
+}
+
+}  // namespace
+
+TEST_CASE("npy round-trips float32 tensors of every rank", "[runtime][npy]") {
+  for (Shape shape : {Shape{}, Shape{3}, Shape{2, 3}, Shape{1, 3, 4, 5}, Shape{0, 2}}) {
+    Tensor t = Tensor::random(shape, 3);
+    std::string bytes = npy_bytes(t);
+    CHECK(bytes.find("\n") % 64 == 63);  // the data starts 64-byte aligned, as numpy writes
+    DiagnosticEngine diags;
+    auto back = parse_npy(bytes, "t.npy", diags);
+    INFO(diags.render());
+    REQUIRE(back.has_value());
+    CHECK(back->shape() == shape);
+    CHECK(max_abs_diff(*back, t) == 0);
+  }
+}
+
+TEST_CASE("npy writes numpy's header text", "[runtime][npy]") {
+  const std::string one = "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }";
+  const std::string two = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
+  CHECK(npy_bytes(Tensor::zeros(DType::kFloat32, {3})).substr(10, one.size()) == one);
+  CHECK(npy_bytes(Tensor::zeros(DType::kFloat32, {2, 3})).substr(10, two.size()) == two);
+}
+
+TEST_CASE("npy reads float64 by narrowing and version 2 headers", "[runtime][npy]") {
+  double values[2] = {1.5, -2.25};
+  std::string data(reinterpret_cast<const char*>(values), sizeof values);
+  DiagnosticEngine diags;
+  auto t = parse_npy(npy_with_header("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", data, 2),
+                     "x.npy", diags);
+  REQUIRE(t.has_value());
+  CHECK(t->f32()[0] == 1.5f);
+  CHECK(t->f32()[1] == -2.25f);
+}
+
+TEST_CASE("npy rejects malformed files with located messages", "[runtime][npy]") {
+  CHECK(parse_error("PK\x03\x04 not numpy") ==
+        "x.npy: error: not a .npy file (it does not start with the magic '\\x93NUMPY')\n");
+  CHECK(parse_error(npy_with_header("{'descr': '<i8', 'fortran_order': False, 'shape': (1,), }",
+                                    std::string(8, '\0'))) ==
+        "x.npy: error: unsupported dtype '<i8' (expected '<f4' float32 or '<f8' float64)\n");
+  CHECK(parse_error(npy_with_header("{'descr': '<f4', 'fortran_order': True, 'shape': (1,), }",
+                                    std::string(4, '\0'))) ==
+        "x.npy: error: Fortran-order arrays are not supported (save with numpy.ascontiguousarray)\n");
+  CHECK(parse_error(npy_with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }",
+                                    std::string(20, '\0'))) ==
+        "x.npy: error: the file holds 20 bytes of data, but shape [2, 3] of '<f4' needs 24\n");
+  CHECK(parse_error(npy_with_header("{'descr': '<f4', 'shape': (2, 3), }", "")) ==
+        "x.npy: error: malformed .npy header {'descr': '<f4', 'shape': (2, 3), } (expected "
+        "'descr', 'fortran_order' and 'shape')\n");
+  CHECK(parse_error(npy_with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }", "")) ==
+        "x.npy: error: malformed .npy header {'descr': '<f4', 'fortran_order': False, 'shape': "
+        "(-1,), } (expected 'descr', 'fortran_order' and 'shape')\n");
+  std::string truncated = npy_bytes(Tensor::zeros(DType::kFloat32, {2})).substr(0, 30);
+  CHECK(parse_error(truncated).find("truncated .npy header") != std::string::npos);
+  std::string v9 = npy_bytes(Tensor::zeros(DType::kFloat32, {2}));
+  v9[6] = 9;
+  CHECK(parse_error(v9) == "x.npy: error: unsupported .npy version 9 (expected 1, 2 or 3)\n");
+}
+
+TEST_CASE("read_npy reports a missing file", "[runtime][npy]") {
+  DiagnosticEngine diags;
+  CHECK_FALSE(read_npy("/nonexistent/in.npy", diags).has_value());
+  CHECK(diags.render() == "/nonexistent/in.npy: error: cannot open the file: No such file or directory\n");
+}
+
+TEST_CASE("npz holds one stored npy entry per array", "[runtime][npy]") {
+  std::string error;
+  Tensor a = Tensor::random({2, 2}, 1);
+  auto bytes = npz_bytes({{"out", a}, {"logits", Tensor::random({3}, 2)}}, &error);
+  REQUIRE(bytes.has_value());
+  CHECK(bytes->substr(0, 4) == "PK\x03\x04");
+  CHECK(bytes->find("out.npy") != std::string::npos);
+  CHECK(bytes->find("logits.npy") != std::string::npos);
+  // The first entry's data is the npy bytes, stored uncompressed after its 30 + 7 byte header.
+  std::string first = npy_bytes(a);
+  CHECK(bytes->substr(37, first.size()) == first);
+  CHECK(bytes->substr(bytes->size() - 22, 4) == "PK\x05\x06");  // end of central directory
+
+  std::string dir = testing::make_temp_dir("npz");
+  DiagnosticEngine diags;
+  REQUIRE(write_npz(dir + "/o.npz", {{"out", a}}, diags));
+  CHECK(testing::read_file(dir + "/o.npz") == *npz_bytes({{"out", a}}, &error));
+}

@@ -1,0 +1,98 @@
+// Runtime test helpers.
+#include "tests/runtime/runtime_testing.h"
+
+#include <catch2/catch.hpp>
+
+#include "tests/runtime/test_ops.h"
+
+namespace graft::testing {
+
+Node* GraphBuilder::input(const std::string& name, Shape shape) {
+  return graph_->add_placeholder(name, TensorType{DType::kFloat32, std::move(shape)});
+}
+
+Node* GraphBuilder::constant(const std::string& name, Shape shape, uint64_t seed, float lo,
+                             float hi) {
+  runtime::Tensor t = runtime::Tensor::random(shape, seed, lo, hi);
+  std::vector<float> values(t.f32(), t.f32() + t.numel());
+  graph_->constants().set(name, ConstantTensor::from_floats(shape, values));
+  Node* n = graph_->add_get_attr(name, name);
+  n->meta().type = TensorType{DType::kFloat32, std::move(shape)};
+  return n;
+}
+
+Node* GraphBuilder::call(const std::string& op, std::vector<Input> inputs,
+                         const std::map<std::string, AttrValue>& attrs) {
+  const OpSchema* schema = runtime_test_schema(op);
+  REQUIRE(schema != nullptr);
+  std::vector<AttrValue> values = Graph::default_attrs(*schema);
+  for (const auto& [name, value] : attrs) {
+    int index = schema->attr_index(name);
+    INFO(op << " has no attribute " << name);
+    REQUIRE(index >= 0);
+    std::string error;
+    auto coerced = coerce_attr(schema->attrs[static_cast<size_t>(index)], value, &error);
+    INFO(op << "." << name << ": " << error);
+    REQUIRE(coerced.has_value());
+    values[static_cast<size_t>(index)] = *coerced;
+  }
+  while (inputs.size() < schema->operands.size() && !schema->has_variadic()) {
+    inputs.push_back(Input::none());  // trailing optional operands
+  }
+  return graph_->add_call(*schema, std::move(inputs), std::move(values));
+}
+
+void GraphBuilder::output(const std::vector<Node*>& outputs) {
+  std::vector<Input> inputs;
+  for (Node* n : outputs) inputs.push_back(Input::of(n));
+  graph_->set_output(std::move(inputs));
+}
+
+std::vector<runtime::Tensor> random_inputs(const Graph& graph, uint64_t seed, float lo, float hi) {
+  std::vector<runtime::Tensor> inputs;
+  for (Node* p : graph.placeholders()) inputs.push_back(runtime::Tensor::random(p->type()->shape, seed++, lo, hi));
+  return inputs;
+}
+
+std::string check_against_reference(const Graph& graph, const std::vector<runtime::Tensor>& inputs,
+                                    const runtime::CompileOptions& options, double rtol,
+                                    double atol, std::unique_ptr<runtime::Executable>* exe_out) {
+  DiagnosticEngine diags;
+  std::unique_ptr<runtime::Executable> exe = runtime::compile(graph, options, diags);
+  if (!exe) return "compile failed:\n" + diags.render();
+  auto got = exe->run(inputs, diags);
+  if (!got) return "run failed:\n" + diags.render();
+  auto want = runtime::run_reference(graph, inputs, diags);
+  if (!want) return "reference failed:\n" + diags.render();
+  std::string report;
+  for (size_t i = 0; i < want->size(); ++i) {
+    if (!runtime::allclose((*got)[i], (*want)[i], rtol, atol)) {
+      report += "output " + std::to_string(i) + ": got " + runtime::tensor_summary((*got)[i]) +
+                "\n  want " + runtime::tensor_summary((*want)[i]) + "\n  max |diff| " +
+                std::to_string(runtime::max_abs_diff((*got)[i], (*want)[i])) + "\n";
+    }
+  }
+  if (!report.empty()) report += exe->dump();
+  if (exe_out) *exe_out = std::move(exe);
+  return report;
+}
+
+std::string check_all_modes(const Graph& graph, const std::vector<runtime::Tensor>& inputs,
+                            double rtol, double atol) {
+  struct Mode {
+    const char* name;
+    bool blocked, in_place, reuse;
+  };
+  for (Mode m : {Mode{"blocked", true, true, true}, Mode{"plain", false, true, true},
+                 Mode{"no reuse", true, false, false}}) {
+    runtime::CompileOptions options;
+    options.blocked_layouts = m.blocked;
+    options.in_place = m.in_place;
+    options.reuse_memory = m.reuse;
+    std::string r = check_against_reference(graph, inputs, options, rtol, atol);
+    if (!r.empty()) return std::string(m.name) + ": " + r;
+  }
+  return "";
+}
+
+}  // namespace graft::testing
