@@ -1,14 +1,37 @@
-// `rewrite dot` (placeholder until the printer lands in this commit series).
+// `rewrite dot MODEL [-o FILE.dot]`: the graph in Graphviz DOT (render with `dot -Tsvg`).
 #include <CLI/CLI.hpp>
 
+#include <iostream>
+
+#include "engine/graph_printer.h"
+#include "engine/support/atomic_file.h"
 #include "tools/rewrite/commands.h"
+#include "tools/rewrite/model_util.h"
 
 namespace graft::cli {
 
 Handler setup_dot(CLI::App& sub) {
   auto path = std::make_shared<std::string>();
+  auto output = std::make_shared<std::string>();
   sub.add_option("model", *path, "model.json")->required();
-  return [path]() { return kExitInternal; };
+  sub.add_option("-o,--output", *output, "write the DOT here (atomically) instead of stdout");
+  return [path, output]() {
+    std::optional<Model> model = load_verified_model(*path);
+    if (!model) return kExitInputRejected;
+    DotOptions options;
+    options.title = *path;
+    std::string dot = graph_to_dot(*model->graph, options);
+    if (output->empty()) {
+      std::cout << dot;
+      return kExitOk;
+    }
+    std::string error;
+    if (!write_file_atomically(*output, dot, &error)) {
+      std::cerr << "rewrite: error: " << error << "\n";
+      return kExitInputRejected;
+    }
+    return kExitOk;
+  };
 }
 
 }  // namespace graft::cli

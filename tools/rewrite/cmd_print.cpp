@@ -1,14 +1,24 @@
-// `rewrite print` (placeholder until the printer lands in this commit series).
+// `rewrite print MODEL`: loads and verifies a model and prints its graph as a torch.fx-style
+// table (`opcode name target args kwargs type`).
 #include <CLI/CLI.hpp>
 
+#include <iostream>
+
+#include "engine/graph_printer.h"
 #include "tools/rewrite/commands.h"
+#include "tools/rewrite/model_util.h"
 
 namespace graft::cli {
 
 Handler setup_print(CLI::App& sub) {
   auto path = std::make_shared<std::string>();
   sub.add_option("model", *path, "model.json")->required();
-  return [path]() { return kExitInternal; };
+  return [path]() {
+    std::optional<Model> model = load_verified_model(*path);
+    if (!model) return kExitInputRejected;
+    std::cout << format_graph_table(*model->graph);
+    return kExitOk;
+  };
 }
 
 }  // namespace graft::cli

@@ -8,7 +8,11 @@ const std::vector<Command>& commands() {
       {"print", "print a model's graph as a torch.fx-style table", setup_print},
       {"dot", "write a model's graph in Graphviz DOT", setup_dot},
       {"ops", "list the ops of the registry with their signatures", setup_ops},
-      {"check", "parse and check .rules files; print a summary of rules, phases and tests", setup_check},
+      {"check", "parse and check .rules files; print a summary of rules, phases and tests",
+       setup_check},
+      {"run", "run a model on the oneDNN runtime and print (or save) its outputs", setup_run},
+      {"bench", "benchmark a model on the runtime: latency percentiles, throughput, peak RSS",
+       setup_bench},
   };
   return table;
 }

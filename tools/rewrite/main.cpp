@@ -17,7 +17,8 @@ int run(int argc, char** argv) {
   using namespace graft::cli;
   CLI::App app{"graft: declarative graph rewrites for neural-network models", "rewrite"};
   app.set_version_flag("--version", std::string("rewrite (graft) ") + GRAFT_VERSION);
-  app.require_subcommand(1);
+  app.require_subcommand(0, 1);
+  Handler main_job = setup_rewrite(app);
   std::map<CLI::App*, Handler> handlers;
   for (const Command& command : commands()) {
     CLI::App* sub = app.add_subcommand(command.name, command.help);
@@ -33,7 +34,11 @@ int run(int argc, char** argv) {
   for (auto& [sub, handler] : handlers) {
     if (sub->parsed()) return handler();
   }
-  return kExitUsage;
+  if (app.count("model") == 0) {
+    std::fprintf(stderr, "%s", app.help().c_str());
+    return kExitUsage;
+  }
+  return main_job();
 }
 
 }  // namespace

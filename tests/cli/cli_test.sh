@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# End-to-end checks of the `rewrite` command line: exit codes (0 ok, 1 input rejected, 2 usage,
+# 3 internal), messages on stderr, and that a rejected run writes nothing.
+#   cli_test.sh REWRITE_BINARY SOURCE_DIR CASE
+set -uo pipefail
+rewrite=$1
+src=$2
+case_name=$3
+example="$src/examples/models/tiny_cnn/model.json"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+fail() { echo "FAIL ($case_name): $*"; exit 1; }
+# expect CODE PATTERN -- command...: runs the command, checks exit code and that stdout+stderr
+# contains PATTERN (a fixed string; "" for any).
+expect() {
+  local code=$1 pattern=$2
+  shift 3
+  local out
+  out=$("$@" 2>&1)
+  local got=$?
+  [ "$got" = "$code" ] || fail "exit $got, expected $code: $*"$'\n'"$out"
+  if [ -n "$pattern" ] && ! grep -qF -- "$pattern" <<<"$out"; then
+    fail "output lacks '$pattern': $*"$'\n'"$out"
+  fi
+}
+
+case "$case_name" in
+  print)
+    expect 0 "call_function  stem_conv" -- "$rewrite" print "$example"
+    expect 0 "float32[N, 10]" -- "$rewrite" print "$example"
+    ;;
+  dot)
+    expect 0 "digraph" -- "$rewrite" dot "$example"
+    expect 0 "" -- "$rewrite" dot "$example" -o "$tmp/g.dot"
+    grep -q "stem_conv" "$tmp/g.dot" || fail "g.dot lacks the graph"
+    ;;
+  version-help)
+    expect 0 "rewrite (graft)" -- "$rewrite" --version
+    expect 0 "Exit codes" -- "$rewrite" --help
+    expect 2 "" -- "$rewrite" --no-such-flag
+    expect 2 "Usage" -- "$rewrite"
+    expect 2 "" -- "$rewrite" print
+    ;;
+  save-roundtrip)
+    expect 0 "wrote" -- "$rewrite" "$example" -o "$tmp/a.json"
+    expect 0 "wrote" -- "$rewrite" "$tmp/a.json" -o "$tmp/b.json"
+    [ -f "$tmp/a.safetensors" ] || fail "no weights written"
+    cmp -s "$tmp/a.safetensors" "$tmp/b.safetensors" || fail "weights differ after a round trip"
+    diff <(sed 's/a\.safetensors/X/' "$tmp/a.json") <(sed 's/b\.safetensors/X/' "$tmp/b.json") \
+      || fail "model.json differs after a round trip"
+    ;;
+  never-overwrites-input)
+    cp "$example" "$tmp/m.json"
+    cp "${example%.json}.safetensors" "$tmp/model.safetensors"
+    before=$(md5sum < "$tmp/m.json")
+    expect 2 "is the input model" -- "$rewrite" "$tmp/m.json" -o "$tmp/m.json"
+    expect 2 "give -o" -- "$rewrite" "$tmp/m.json"
+    [ "$(md5sum < "$tmp/m.json")" = "$before" ] || fail "the input was modified"
+    expect 0 "wrote" -- "$rewrite" "$tmp/m.json" --in-place
+    ;;
+  rejected-writes-nothing)
+    printf '{"format": "graft.model", "version": 1, "nodes": [}' > "$tmp/bad.json"
+    echo "old" > "$tmp/out.json"
+    expect 1 "bad.json:1:" -- "$rewrite" "$tmp/bad.json" -o "$tmp/out.json"
+    [ "$(cat "$tmp/out.json")" = "old" ] || fail "a rejected run replaced the output"
+    [ ! -e "$tmp/out.safetensors" ] || fail "a rejected run wrote weights"
+    expect 1 "cannot create a temporary file" -- "$rewrite" "$example" -o "$tmp/no/such/dir/o.json"
+    [ -z "$(ls -A "$tmp/no" 2>/dev/null)" ] || fail "left files behind"
+    ls -a "$tmp" | grep -q '\.tmp\.' && fail "left a temporary file"
+    expect 1 "cannot open" -- "$rewrite" print "$tmp/missing.json"
+    expect 1 "unknown op 'rellu' (did you mean 'relu'?)" -- "$rewrite" print "$src/tests/cli/data/unknown_op.json"
+    ;;
+  *) fail "unknown case" ;;
+esac
+echo "ok ($case_name)"

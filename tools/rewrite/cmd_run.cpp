@@ -1,0 +1,76 @@
+// `rewrite run MODEL [--input NAME=FILE.npy]... [--seed S] [--batch B] [-o OUT.npz]`: compiles
+// the model for the given input shapes, runs it once, prints each output's shape and a short
+// checksum, and optionally writes the outputs (named by their nodes) to an .npz file.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "runtime/npy.h"
+#include "tools/rewrite/commands.h"
+#include "tools/rewrite/run_util.h"
+
+namespace graft::cli {
+namespace {
+
+struct RunFlags {
+  std::string model;
+  std::vector<std::string> inputs;
+  uint64_t seed = 0;
+  int64_t batch = 0;
+  int threads = 0;
+  std::string output;
+  bool dump = false;
+  bool no_winograd = false;
+};
+
+int run_model(const RunFlags& flags) {
+  DiagnosticEngine diags;
+  auto fail = [&] {
+    diags.render(std::cerr);
+    return kExitInputRejected;
+  };
+  RunInputs spec;
+  spec.seed = flags.seed;
+  if (flags.batch > 0) spec.batch = flags.batch;
+  if (!parse_input_flags(flags.inputs, &spec.files, diags)) return fail();
+  std::optional<Model> model = load_model(flags.model, diags);
+  if (!model) return fail();
+  runtime::CompileOptions options;
+  options.source_name = flags.model;
+  options.winograd = !flags.no_winograd;
+  auto files = bind_inputs(*model->graph, spec, options, diags);
+  if (!files) return fail();
+  runtime::set_num_threads(flags.threads);
+  std::unique_ptr<runtime::Executable> exe = runtime::compile(*model->graph, options, diags);
+  if (!exe) return fail();
+  if (flags.dump) std::cout << exe->dump();
+  auto outputs = exe->run(make_inputs(*exe, *files, flags.seed), diags);
+  if (!outputs) return fail();
+  std::vector<std::pair<std::string, runtime::Tensor>> named;
+  for (size_t i = 0; i < outputs->size(); ++i) {
+    std::cout << exe->outputs()[i].name << ": " << runtime::tensor_summary((*outputs)[i]) << "\n";
+    named.emplace_back(exe->outputs()[i].name, (*outputs)[i]);
+  }
+  if (!flags.output.empty() && !runtime::write_npz(flags.output, named, diags)) return fail();
+  return kExitOk;
+}
+
+}  // namespace
+
+Handler setup_run(CLI::App& sub) {
+  auto flags = std::make_shared<RunFlags>();
+  sub.add_option("model", flags->model, "model.json")->required();
+  sub.add_option("--input", flags->inputs, "NAME=FILE.npy: an input's value (repeatable)");
+  sub.add_option("--seed", flags->seed, "seed of the random inputs (for inputs not given)");
+  sub.add_option("--batch", flags->batch, "size of symbolic leading (batch) dims; default 1")
+      ->check(CLI::PositiveNumber);
+  sub.add_option("--threads", flags->threads, "oneDNN threads; default all cores")
+      ->check(CLI::PositiveNumber);
+  sub.add_option("-o,--output", flags->output, "write the outputs to this .npz file");
+  sub.add_flag("--dump", flags->dump, "print the compiled steps and memory plan");
+  sub.add_flag("--no-winograd", flags->no_winograd,
+               "direct convolutions only (the algorithm PyTorch uses; slower, closer numerics)");
+  return [flags]() { return run_model(*flags); };
+}
+
+}  // namespace graft::cli
