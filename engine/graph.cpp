@@ -259,6 +259,19 @@ std::string Graph::rename(Node* node, std::string_view name) {
   return node->name_;
 }
 
+std::string Graph::rename_constant(Node* node, std::string_view target) {
+  GRAFT_CHECK(node->kind_ == NodeKind::kGetAttr) << "rename_constant on " << node->name_;
+  if (node->target_ == target) return node->target_;
+  std::string fresh = constants_.unique_name(std::string(target));
+  if (const ConstantTensor* t = constants_.find(node->target_)) {
+    ConstantTensor copy = *t;
+    constants_.erase(node->target_);
+    constants_.set(fresh, std::move(copy));
+  }
+  node->target_ = fresh;
+  return fresh;
+}
+
 void Graph::compact() {
   std::vector<std::unique_ptr<Node>> live;
   live.reserve(live_count_);

@@ -176,6 +176,9 @@ class Graph {
   void move_before(Node* node, Node* position);
   /// Renames `node` to a unique name derived from `name`; returns the name given.
   std::string rename(Node* node, std::string_view name);
+  /// Renames get_attr `node`'s constant (and its entry in the store) to a unique name derived
+  /// from `target`; returns the name given. For constants only this node reads.
+  std::string rename_constant(Node* node, std::string_view target);
   /// Drops dead nodes from storage and renumbers ids densely in graph order.
   void compact();
 

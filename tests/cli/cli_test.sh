@@ -71,6 +71,28 @@ case "$case_name" in
     expect 1 "cannot open" -- "$rewrite" print "$tmp/missing.json"
     expect 1 "unknown op 'rellu' (did you mean 'relu'?)" -- "$rewrite" print "$src/tests/cli/data/unknown_op.json"
     ;;
+  rules)
+    rules="$src/examples/rules/fuse.rules"
+    expect 0 "5 rewrites, 42 -> 25 nodes" -- "$rewrite" --rules "$rules" "$example" -o "$tmp/f.json"
+    "$rewrite" print "$tmp/f.json" | grep -q batch_norm && fail "batch_norm left after folding"
+    expect 0 "fuse_conv_bn at stem_bn" -- "$rewrite" --rules "$rules" "$example" --dry-run
+    [ ! -e "$tmp/none.json" ] || fail "dry run wrote"
+    expect 0 "fuse_conv_bn                          4        4        4" -- \
+      "$rewrite" --rules "$rules" "$example" -o "$tmp/g.json" --stats
+    expect 0 "fuse_conv_bn@stem_bn: matches" -- "$rewrite" --rules "$rules" "$example" --explain fuse_conv_bn@stem_bn
+    expect 0 "no match:" -- "$rewrite" --rules "$rules" "$example" --explain fuse_conv_bn@stem_relu
+    expect 1 "no node named 'stem_bnn'" -- "$rewrite" --rules "$rules" "$example" --explain fuse_conv_bn@stem_bnn
+    expect 2 "RULE@NODE" -- "$rewrite" --rules "$rules" "$example" --explain fuse_conv_bn
+    expect 0 "" -- "$rewrite" --rules "$rules" "$example" -o "$tmp/h.json" --dot "$tmp/b.dot" --dot-after "$tmp/a.dot"
+    grep -q "batch_norm" "$tmp/b.dot" || fail "before.dot lacks batch_norm"
+    grep -q "legend" "$tmp/a.dot" || fail "after.dot highlights nothing"
+    a=$("$rewrite" run "$example" --batch 2 --seed 5)
+    b=$("$rewrite" run "$tmp/f.json" --batch 2 --seed 5)
+    [ "$a" = "$b" ] || fail "outputs differ after folding: $a vs $b"
+    printf 'rule r { pattern(x) { return rellu(x) } replacement { return x } }\n' > "$tmp/bad.rules"
+    expect 1 "bad.rules:1:30: error: unknown op 'rellu'" -- "$rewrite" --rules "$tmp/bad.rules" "$example" -o "$tmp/i.json"
+    [ ! -e "$tmp/i.json" ] || fail "rejected rules still wrote a model"
+    ;;
   *) fail "unknown case" ;;
 esac
 echo "ok ($case_name)"

@@ -1,13 +1,20 @@
-// `rewrite MODEL -o OUT.json`: the main job. Loads and verifies a model and writes it back in
-// canonical form (docs/model-format.md, "Saving") with its weights, atomically. Rule
-// application (`--rules`) arrives with the matcher and driver (issue 4); until then the model
-// is written unchanged, which is also how a model is normalised or its weights re-packed.
-#include <CLI/CLI.hpp>
+// `rewrite --rules R.rules… MODEL -o OUT.json`: the main job. Loads and checks the rules,
+// compiles them into one matcher, loads and verifies the model, runs the phases, verifies the
+// result and writes it (model.json + safetensors) atomically. Without --rules the model is
+// written back in canonical form (normalising it or re-packing its weights).
+#include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <filesystem>
 #include <iostream>
 
+#include "dsl/load.h"
+#include "dsl/lower.h"
+#include "engine/graph_printer.h"
+#include "engine/rewriter.h"
+#include "engine/support/atomic_file.h"
 #include "engine/verifier.h"
+#include "runtime/constant_folder.h"
 #include "tools/rewrite/commands.h"
 #include "tools/rewrite/model_util.h"
 
@@ -16,8 +23,15 @@ namespace {
 
 struct RewriteFlags {
   std::string model;
+  std::vector<std::string> rules;
   std::string output;
   bool in_place = false;
+  bool dry_run = false;
+  bool stats = false;
+  bool verify_each = false;
+  std::string explain;
+  std::string dot_before;
+  std::string dot_after;
 };
 
 bool same_file(const std::string& a, const std::string& b) {
@@ -25,26 +39,104 @@ bool same_file(const std::string& a, const std::string& b) {
   return std::filesystem::exists(b, ec) && std::filesystem::equivalent(a, b, ec);
 }
 
+bool write_dot(const Graph& graph, const std::string& path, const std::string& title,
+               const std::unordered_set<const Node*>& highlight) {
+  DotOptions options;
+  options.title = title;
+  options.highlight = highlight;
+  std::string error;
+  if (!write_file_atomically(path, graph_to_dot(graph, options), &error)) {
+    std::cerr << "rewrite: error: " << error << "\n";
+    return false;
+  }
+  return true;
+}
+
+void print_stats(const RuleSet& rules, const RewriteResult& result) {
+  fmt::print(stderr, "{:<28} {:>10} {:>8} {:>8} {:>10}\n", "rule", "candidates", "matches",
+             "applied", "time");
+  for (size_t i = 0; i < rules.rules.size(); ++i) {
+    const RuleStats& s = result.stats[i];
+    fmt::print(stderr, "{:<28} {:>10} {:>8} {:>8} {:>8.3f}ms\n", rules.rules[i].name, s.candidates,
+               s.matches, s.applied, s.seconds * 1e3);
+  }
+}
+
 int rewrite_model(const RewriteFlags& flags) {
-  if (flags.output.empty() && !flags.in_place) {
+  bool writes = !flags.dry_run && flags.explain.empty();
+  if (writes && flags.output.empty() && !flags.in_place) {
     std::cerr << "rewrite: error: give -o OUT.json, or --in-place to overwrite " << flags.model
-              << "\n";
+              << " (or --dry-run to only list the matches)\n";
     return kExitUsage;
   }
   std::string output = flags.in_place ? flags.model : flags.output;
-  if (!flags.in_place && same_file(flags.model, output)) {
+  if (writes && !flags.in_place && same_file(flags.model, output)) {
     std::cerr << "rewrite: error: -o " << output
               << " is the input model; pass --in-place to overwrite it\n";
     return kExitUsage;
   }
+  // Rules first: they are usually what is being edited, and they do not need the model.
+  SourceManager sources;
+  DiagnosticEngine rule_diags(&sources);
+  std::optional<RuleSet> rules;
+  if (!flags.rules.empty()) {
+    std::optional<dsl::RuleFileSet> files = dsl::load_rule_files(flags.rules, sources, rule_diags);
+    if (files) rules = dsl::lower(*files, sources, rule_diags);
+    rule_diags.render(std::cerr);
+    if (!rules) return kExitInputRejected;
+  }
   std::optional<Model> model = load_verified_model(flags.model);
   if (!model) return kExitInputRejected;
+  if (!rules) rules.emplace();
+  CompiledRules compiled(*rules);
+
+  if (!flags.explain.empty()) {
+    size_t at = flags.explain.find('@');
+    if (at == std::string::npos || at == 0 || at + 1 == flags.explain.size()) {
+      std::cerr << "rewrite: error: --explain takes RULE@NODE, got '" << flags.explain << "'\n";
+      return kExitUsage;
+    }
+    DiagnosticEngine diags;
+    std::optional<Explanation> why = explain_match(*model->graph, compiled, flags.explain.substr(0, at),
+                                                   flags.explain.substr(at + 1), diags);
+    diags.render(std::cerr);
+    if (!why) return kExitInputRejected;
+    std::cout << flags.explain << ": " << (why->matched ? "" : "no match: ") << why->reason << "\n";
+    return kExitOk;
+  }
+
+  if (!flags.dot_before.empty() && !write_dot(*model->graph, flags.dot_before, flags.model, {})) {
+    return kExitInputRejected;
+  }
+  size_t nodes_before = model->graph->size();
+  RewriteOptions options;
+  options.fold = runtime::reference_constant_folder();
+  options.verify_each_phase = flags.verify_each;
   DiagnosticEngine diags;
+  RewriteResult result = rewrite_graph(*model->graph, compiled, options, diags);
+  if (result.ok && !verify_graph(*model->graph, diags, "rewritten " + flags.model)) result.ok = false;
+  diags.render(std::cerr);
+  if (flags.stats) print_stats(*rules, result);
+  if (!result.ok || diags.has_errors()) return kExitInputRejected;
+  if (flags.dry_run) {
+    for (const AppliedRewrite& a : result.applied) {
+      std::cout << a.rule << " at " << a.anchor << "\n";
+    }
+    std::cout << result.applied.size() << " rewrite" << (result.applied.size() == 1 ? "" : "s")
+              << " (dry run: nothing written)\n";
+    return kExitOk;
+  }
+  model->graph->compact();
+  if (!flags.dot_after.empty()) {
+    if (!write_dot(*model->graph, flags.dot_after, output, result.created)) return kExitInputRejected;
+  }
   if (!save_model(*model, output, diags)) {
     diags.render(std::cerr);
     return kExitInputRejected;
   }
-  std::cerr << "rewrite: wrote " << output << " (" << model->graph->size() << " nodes)\n";
+  std::cerr << "rewrite: " << result.applied.size() << " rewrite"
+            << (result.applied.size() == 1 ? "" : "s") << ", " << nodes_before << " -> "
+            << model->graph->size() << " nodes; wrote " << output << "\n";
   return kExitOk;
 }
 
@@ -53,9 +145,19 @@ int rewrite_model(const RewriteFlags& flags) {
 Handler setup_rewrite(CLI::App& app) {
   auto flags = std::make_shared<RewriteFlags>();
   app.add_option("model", flags->model, "model.json to rewrite");
+  app.add_option("-r,--rules", flags->rules, ".rules file to apply (repeatable; phases run in order)")
+      ->allow_extra_args(false);  // one file per --rules, so the model path is not taken
   app.add_option("-o,--output", flags->output, "where to write the result (model.json path)");
   app.add_flag("--in-place", flags->in_place, "overwrite the input model")
       ->excludes(app.get_option("--output"));
+  app.add_flag("--dry-run", flags->dry_run, "list the rewrites that would be applied; write nothing");
+  app.add_flag("--stats", flags->stats, "per rule: candidates, matches, applied, time (stderr)");
+  app.add_flag("--verify-each", flags->verify_each, "run the graph verifier after every phase");
+  app.add_option("--explain", flags->explain,
+                 "RULE@NODE: why RULE does or does not rewrite at NODE; writes nothing");
+  app.add_option("--dot", flags->dot_before, "write the graph before rewriting as Graphviz DOT");
+  app.add_option("--dot-after", flags->dot_after,
+                 "write the rewritten graph as DOT, created nodes highlighted");
   return [flags]() { return rewrite_model(*flags); };
 }
 

@@ -1,0 +1,216 @@
+// Tier 1 of the matcher: hash-consed pattern classes and the lazily built tree automaton.
+// Tier 2 (the residual binder and conditions) is in match_binder.cpp.
+#include "engine/matcher.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "engine/support/check.h"
+
+namespace graft {
+namespace {
+
+void append_u32(std::string& key, uint32_t v) { key.append(reinterpret_cast<const char*>(&v), 4); }
+
+}  // namespace
+
+// ** CompiledRules **
+
+CompiledRules::CompiledRules(const RuleSet& rules) : rules_(&rules) {
+  node_class_.resize(rules.rules.size());
+  std::vector<std::vector<int>> height(rules.rules.size());
+  for (uint32_t r = 0; r < rules.rules.size(); ++r) {
+    const Rule& rule = rules.rules[r];
+    node_class_[r].resize(rule.nodes.size());
+    height[r].assign(rule.nodes.size(), 1);
+    for (uint32_t n = 0; n < rule.nodes.size(); ++n) {
+      node_class_[r][n] = intern_node(r, n);
+      for (const PatAlt& alt : rule.nodes[n].alts) {
+        for (const PatValue& v : alt.operands) {
+          if (v.kind == PatValue::Kind::kNode) {
+            height[r][n] = std::max(height[r][n], height[r][v.index] + 1);
+          }
+        }
+      }
+      max_height_ = std::max(max_height_, height[r][n]);
+    }
+  }
+  anchored_.resize(classes_.size());
+  for (uint32_t r = 0; r < rules.rules.size(); ++r) {
+    const Rule& rule = rules.rules[r];
+    if (rule.roots.empty()) continue;
+    anchored_[node_class_[r][rule.roots[0]]].push_back(r);
+  }
+}
+
+uint32_t CompiledRules::intern_node(uint32_t rule, uint32_t node) {
+  const PatNode& p = rules_->rules[rule].nodes[node];
+  std::vector<Item> items;
+  std::vector<std::string> item_keys;
+  for (const PatAlt& alt : p.alts) {
+    Item item;
+    item.op = alt.schema->id;
+    item.commutative = p.commutative;
+    item.variadic_any = alt.variadic_any;
+    for (const PatValue& v : alt.operands) {
+      item.children.push_back(v.kind == PatValue::Kind::kNode
+                                  ? static_cast<int32_t>(node_class_[rule][v.index])
+                                  : kAnyChild);
+    }
+    std::string key;
+    append_u32(key, item.op);
+    append_u32(key, item.commutative | (item.variadic_any << 1));
+    for (int32_t c : item.children) append_u32(key, static_cast<uint32_t>(c));
+    item_keys.push_back(key);
+    items.push_back(std::move(item));
+  }
+  // A class is its set of items: sort so that `(relu | relu6)` and `(relu6 | relu)` are one.
+  std::vector<size_t> order(items.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return item_keys[a] < item_keys[b]; });
+  std::string class_key;
+  std::vector<Item> sorted;
+  for (size_t k = 0; k < order.size(); ++k) {
+    size_t i = order[k];
+    if (k > 0 && item_keys[i] == item_keys[order[k - 1]]) continue;
+    append_u32(class_key, static_cast<uint32_t>(item_keys[i].size()));
+    class_key += item_keys[i];
+    sorted.push_back(items[i]);
+  }
+  auto [it, inserted] = class_ids_.emplace(class_key, static_cast<uint32_t>(classes_.size()));
+  if (!inserted) return it->second;
+  uint32_t id = it->second;
+  for (Item& item : sorted) item.klass = id;
+  classes_.push_back(std::move(sorted));
+  // by_op_ points into classes_: rebuild it from scratch after every new class (compile time
+  // only, and classes_ reallocates).
+  by_op_.clear();
+  for (const auto& cls : classes_) {
+    for (const Item& item : cls) {
+      if (by_op_.size() <= item.op) by_op_.resize(item.op + 1);
+      by_op_[item.op].push_back(&item);
+    }
+  }
+  return id;
+}
+
+const std::vector<const CompiledRules::Item*>& CompiledRules::items_for_op(OpId op) const {
+  static const std::vector<const Item*> kNone;
+  return op < by_op_.size() ? by_op_[op] : kNone;
+}
+
+// ** Matcher: labelling **
+
+Matcher::Matcher(const CompiledRules& compiled, const Graph& graph)
+    : compiled_(compiled), graph_(graph) {
+  intern_state({});  // state 0: no class matches (inputs, constants, scalars, None)
+}
+
+uint32_t Matcher::intern_state(std::vector<uint32_t> classes) {
+  std::string key(reinterpret_cast<const char*>(classes.data()), classes.size() * 4);
+  auto [it, inserted] = state_ids_.emplace(std::move(key), static_cast<uint32_t>(states_.size()));
+  if (inserted) {
+    std::vector<uint32_t> rules;
+    for (uint32_t c : classes) {
+      const auto& anchored = compiled_.rules_anchored_at(c);
+      rules.insert(rules.end(), anchored.begin(), anchored.end());
+    }
+    std::sort(rules.begin(), rules.end());
+    states_.push_back(std::move(classes));
+    state_rules_.push_back(std::move(rules));
+  }
+  return it->second;
+}
+
+bool Matcher::state_has(uint32_t state, uint32_t klass) const {
+  const auto& s = states_[state];
+  return std::binary_search(s.begin(), s.end(), klass);
+}
+
+uint32_t Matcher::state_of_input(const Input& in) const {
+  if (!in.is_node() || in.node->id() >= node_state_.size()) return 0;
+  return node_state_[in.node->id()];
+}
+
+bool Matcher::item_matches(const CompiledRules::Item& item,
+                           const std::vector<uint32_t>& input_states, bool swapped) const {
+  size_t n = item.children.size();
+  if (item.variadic_any ? input_states.size() < n : input_states.size() != n) return false;
+  for (size_t i = 0; i < n; ++i) {
+    int32_t child = item.children[i];
+    if (child == CompiledRules::kAnyChild) continue;
+    size_t from = swapped && i < 2 ? 1 - i : i;
+    if (!state_has(input_states[from], static_cast<uint32_t>(child))) return false;
+  }
+  return true;
+}
+
+uint32_t Matcher::compute_state(const Node* node) {
+  if (!node->is(NodeKind::kCallFunction)) return 0;
+  OpId op = node->schema()->id;
+  key_.clear();
+  append_u32(key_, op);
+  append_u32(key_, static_cast<uint32_t>(node->inputs().size()));
+  for (const Input& in : node->inputs()) {
+    // A scalar or None operand has state 0 like an input; tier 2 tells them apart.
+    append_u32(key_, state_of_input(in));
+  }
+  auto hit = transitions_.find(key_);
+  if (hit != transitions_.end()) return hit->second;
+  ++misses_;
+  std::vector<uint32_t> input_states;
+  for (const Input& in : node->inputs()) input_states.push_back(state_of_input(in));
+  std::vector<uint32_t> classes;
+  for (const CompiledRules::Item* item : compiled_.items_for_op(op)) {
+    if (item_matches(*item, input_states, false) ||
+        (item->commutative && input_states.size() >= 2 && item_matches(*item, input_states, true))) {
+      classes.push_back(item->klass);
+    }
+  }
+  std::sort(classes.begin(), classes.end());
+  classes.erase(std::unique(classes.begin(), classes.end()), classes.end());
+  uint32_t state = intern_state(std::move(classes));
+  transitions_.emplace(key_, state);
+  return state;
+}
+
+void Matcher::label_all() {
+  node_state_.assign(graph_.id_bound(), 0);
+  for (const Node* node : graph_.nodes()) node_state_[node->id()] = compute_state(node);
+}
+
+std::vector<Node*> Matcher::relabel(const std::vector<Node*>& nodes) {
+  if (node_state_.size() < graph_.id_bound()) node_state_.resize(graph_.id_bound(), 0);
+  // The changed nodes and their users up to the tallest pattern's height, in graph order.
+  std::vector<Node*> region;
+  std::vector<char> seen(graph_.id_bound(), 0);
+  std::vector<Node*> frontier;
+  for (Node* n : nodes) {
+    if (n->is_dead() || seen[n->id()]) continue;
+    seen[n->id()] = 1;
+    frontier.push_back(n);
+  }
+  for (int level = 0; level <= compiled_.max_height() && !frontier.empty(); ++level) {
+    region.insert(region.end(), frontier.begin(), frontier.end());
+    std::vector<Node*> next;
+    for (Node* n : frontier) {
+      for (Node* u : n->users()) {
+        if (!seen[u->id()]) {
+          seen[u->id()] = 1;
+          next.push_back(u);
+        }
+      }
+    }
+    frontier = std::move(next);
+  }
+  std::sort(region.begin(), region.end(), Graph::is_before);
+  for (Node* n : region) node_state_[n->id()] = compute_state(n);
+  return region;
+}
+
+const std::vector<uint32_t>& Matcher::anchored_rules(const Node* node) {
+  uint32_t state = node->id() < node_state_.size() ? node_state_[node->id()] : 0;
+  return state_rules_[state];
+}
+
+}  // namespace graft

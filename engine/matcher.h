@@ -1,0 +1,121 @@
+// The compiled matcher: every rule of a RuleSet in one bottom-up tree automaton, then a small
+// residual search per candidate (docs/matcher.md explains the design).
+//
+// Tier 1 (structure). Every pattern op of every rule is hash-consed into a *class*: an op set
+// with the classes its operands must have (attributes are ignored here), so `conv2d(x, w)`
+// shared by conv-bn, conv-relu and conv-add is one class. Labelling a graph node computes its
+// state — the set of classes matching there — from its op and its inputs' states through a
+// transition table that is filled lazily and cached (RE2's lazy DFA): after warm-up, labelling
+// costs one hash lookup per node, whatever the number of rules. Each state also caches the
+// rules anchored at it, so a node whose state anchors no rule costs nothing more.
+//
+// Tier 2 (residual). At a node whose state anchors a rule, a backtracking binder assigns the
+// rule's pattern nodes to graph nodes (commutative operands in either order, shared names,
+// multi-output joins through the users of bound values) and checks attributes, scalar
+// literals and `where` conditions.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/graph.h"
+#include "engine/pattern.h"
+
+namespace graft {
+
+/// One way a rule matches: a graph node per pattern node, a value per variable, a value per
+/// attribute variable.
+struct Match {
+  uint32_t rule = 0;
+  std::vector<Node*> nodes;         // per Rule::nodes
+  std::vector<Input> vars;          // per Rule::var_names (kNone for an absent `b?`)
+  std::vector<AttrValue> attr_vars; // per Rule::attr_var_names
+  /// The graph node matched by the rule's first root: where the match is anchored.
+  Node* anchor(const Rule& of) const { return nodes[of.roots[0]]; }
+};
+
+/// The automaton tables of a RuleSet: immutable, graph-independent and reusable.
+class CompiledRules {
+ public:
+  explicit CompiledRules(const RuleSet& rules);
+  const RuleSet& rules() const { return *rules_; }
+  size_t class_count() const { return classes_.size(); }
+  /// The class of pattern node `node` of rule `rule`.
+  uint32_t class_of(uint32_t rule, uint32_t node) const { return node_class_[rule][node]; }
+  /// The height of the tallest pattern (how far a change can reach a match's anchor).
+  int max_height() const { return max_height_; }
+
+  // ** internals shared with Matcher **
+  static constexpr int32_t kAnyChild = -1;
+  struct Item {  // one alternative of a class: an op and its operands' classes
+    OpId op = 0;
+    std::vector<int32_t> children;  // class per operand position or kAnyChild
+    bool commutative = false;
+    bool variadic_any = false;      // only the first `children.size()` inputs are checked
+    uint32_t klass = 0;
+  };
+  const std::vector<const Item*>& items_for_op(OpId op) const;
+  const std::vector<uint32_t>& rules_anchored_at(uint32_t klass) const { return anchored_[klass]; }
+
+ private:
+  uint32_t intern_node(uint32_t rule, uint32_t node);
+
+  const RuleSet* rules_;
+  std::vector<std::vector<Item>> classes_;         // class id -> its items
+  std::unordered_map<std::string, uint32_t> class_ids_;
+  std::vector<std::vector<uint32_t>> node_class_;  // rule -> pattern node -> class
+  std::vector<std::vector<const Item*>> by_op_;    // op id -> items with that op
+  std::vector<std::vector<uint32_t>> anchored_;    // class -> rules whose first root it is
+  int max_height_ = 1;
+};
+
+/// Why a rule did or did not match at a node (`--explain`).
+struct Explanation {
+  bool matched = false;
+  std::string reason;  // the first failing check, with its source location
+};
+
+/// Labels one graph and finds matches; keeps per-node states so that only the region a
+/// rewrite touched needs relabelling.
+class Matcher {
+ public:
+  Matcher(const CompiledRules& compiled, const Graph& graph);
+
+  /// Labels every node (in graph order).
+  void label_all();
+  /// Relabels `nodes` (any order; each must be live) and every user up to max_height above
+  /// them; returns the nodes whose state changed or were relabelled (candidate anchors).
+  std::vector<Node*> relabel(const std::vector<Node*>& nodes);
+
+  /// Rules (of `enabled`, all when empty) whose anchor class is in `node`'s state.
+  const std::vector<uint32_t>& anchored_rules(const Node* node);
+  /// Tries rule `rule` anchored at `node`; the first match found, or nullopt.
+  std::optional<Match> match_at(uint32_t rule, Node* node, Explanation* why = nullptr);
+
+  uint64_t transitions_computed() const { return misses_; }
+  size_t state_count() const { return states_.size(); }
+
+ private:
+  uint32_t compute_state(const Node* node);
+  uint32_t state_of_input(const Input& in) const;
+  uint32_t intern_state(std::vector<uint32_t> classes);
+  bool item_matches(const CompiledRules::Item& item, const std::vector<uint32_t>& input_states,
+                    bool swapped) const;
+  bool state_has(uint32_t state, uint32_t klass) const;
+
+  const CompiledRules& compiled_;
+  const Graph& graph_;
+  std::vector<uint32_t> node_state_;  // by node id; 0 = empty state
+  std::vector<std::vector<uint32_t>> states_;          // state id -> sorted class ids
+  std::vector<std::vector<uint32_t>> state_rules_;     // state id -> anchored rules
+  std::unordered_map<std::string, uint32_t> state_ids_;
+  std::unordered_map<std::string, uint32_t> transitions_;
+  uint64_t misses_ = 0;
+  std::string key_;  // scratch
+};
+
+}  // namespace graft

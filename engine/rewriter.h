@@ -1,0 +1,70 @@
+// The rewrite driver: runs a RuleSet's phases over a graph with the compiled matcher, choosing
+// non-overlapping matches by benefit and graph order, applying them safely (interior values
+// used outside a match, cycles and misplaced results are rejected), folding constant
+// replacement expressions, and re-matching only the region each rewrite touched.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "engine/graph.h"
+#include "engine/matcher.h"
+#include "engine/pattern.h"
+#include "engine/support/diagnostics.h"
+
+namespace graft {
+
+/// Computes a call_function node whose tensor operands are all constants (`operands` holds one
+/// entry per input: the tensor, or nullptr for a scalar or None input). The runtime provides
+/// one built on its reference kernels (runtime/constant_folder.h).
+using ConstantFolder = std::function<std::optional<ConstantTensor>(
+    const Node& node, const std::vector<const ConstantTensor*>& operands, std::string* error)>;
+
+struct RewriteOptions {
+  /// Folds replacement ops whose operands are all constant. Without one, such ops stay in the
+  /// graph as ops, and a rule that needs `fold(...)` is an error.
+  ConstantFolder fold;
+  /// Runs the graph verifier after every phase (tests; `--verify-each`).
+  bool verify_each_phase = false;
+};
+
+struct RuleStats {
+  uint64_t candidates = 0;  // anchors whose state had the rule
+  uint64_t matches = 0;     // full matches (structure, attributes, conditions)
+  uint64_t applied = 0;     // matches rewritten
+  double seconds = 0;       // matching and rewriting time spent on the rule
+};
+
+struct AppliedRewrite {
+  std::string rule;
+  std::string anchor;  // the node the match was anchored at (its name before the rewrite)
+  int phase = 0;       // index into RuleSet::phases
+  int phase_iteration = 0;
+};
+
+struct RewriteResult {
+  bool ok = true;
+  std::vector<RuleStats> stats;                   // per RuleSet rule
+  std::vector<AppliedRewrite> applied;            // in order
+  std::unordered_set<const Node*> created;        // live nodes created by rewrites
+  uint64_t nodes_labelled = 0;                    // matcher work, for benchmarks
+};
+
+/// Runs every phase of `rules` on `graph`. Returns ok=false after reporting to `diags` when
+/// a replacement is ill-typed, a `fold` is not constant, a fixpoint phase hits its limit (the
+/// rules that kept firing are named) or the verifier fails.
+RewriteResult rewrite_graph(Graph& graph, const CompiledRules& rules, const RewriteOptions& options,
+                            DiagnosticEngine& diags);
+
+/// Why `rule` does or does not rewrite at the node named `node` (`--explain RULE@NODE`): the
+/// first failing structural, attribute or `where` check, or the driver's reason to decline a
+/// match (an interior value used outside it, a cycle). Reports unknown names to `diags`.
+std::optional<Explanation> explain_match(const Graph& graph, const CompiledRules& rules,
+                                         const std::string& rule, const std::string& node,
+                                         DiagnosticEngine& diags);
+
+}  // namespace graft

@@ -1,0 +1,351 @@
+// The rewrite driver's semantics, modelled on torch.fx's subgraph-rewriter behaviours (issue 4):
+// one match and many, overlaps, interior values used outside a match, multi-output patterns,
+// shared parameters, literals and attributes, commutativity, replacements of every size, the
+// whole graph, fixpoints, ping-pong, and placement of multi-output replacements.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "engine/support/source_manager.h"
+#include "engine/verifier.h"
+#include "runtime/reference.h"
+#include "tests/testing/test_paths.h"
+#include "tests/rewrite/rewrite_testing.h"
+
+using namespace graft;
+using namespace graft::testing;
+
+namespace {
+
+std::string ref(const std::string& n) { return R"({"node": ")" + n + R"("})"; }
+
+std::string input(const std::string& name, const std::string& shape = "[2, 3]") {
+  return R"({"name": ")" + name + R"(", "op": "placeholder", "target": ")" + name +
+         R"(", "meta": {"shape": )" + shape + R"(, "dtype": "float32"}})";
+}
+
+std::string call(const std::string& name, const std::string& target, const std::string& args,
+                 const std::string& kwargs = "") {
+  return R"({"name": ")" + name + R"(", "op": "call_function", "target": ")" + target +
+         R"(", "args": [)" + args + "]" + (kwargs.empty() ? "" : R"(, "kwargs": {)" + kwargs + "}") +
+         "}";
+}
+
+std::string output(const std::vector<std::string>& names) {
+  std::string refs;
+  for (const auto& n : names) refs += (refs.empty() ? "" : ", ") + ref(n);
+  return R"({"name": "output", "op": "output", "target": "output", "args": [[)" + refs + "]]}";
+}
+
+std::string join(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : ",\n") + p;
+  return out;
+}
+
+const char* const kRemoveDoubleRelu = R"(
+rule double_relu {
+  pattern(x) { y = relu(x)
+               return relu(y) }
+  where uses(y) == 1
+  replacement { return relu(x) }
+}
+)";
+
+}  // namespace
+
+TEST_CASE("one match and many", "[rewrite][driver]") {
+  RuleSet rules = rules_from_text(kRemoveDoubleRelu);
+  Model one = model_from_nodes(join({input("x"), call("a", "relu", ref("x")),
+                                     call("b", "relu", ref("a")), output({"b"})}));
+  Rewritten r = rewrite(*one.graph, rules);
+  INFO(r.diagnostics);
+  CHECK(r.result.ok);
+  CHECK(ops_of(*one.graph) == "relu -> relu");
+  CHECK(r.result.stats[0].applied == 1);
+
+  // Three separate pairs in one graph: three rewrites in one pass.
+  Model many = model_from_nodes(join(
+      {input("x"), call("a1", "relu", ref("x")), call("b1", "relu", ref("a1")),
+       call("a2", "relu", ref("x")), call("b2", "relu", ref("a2")), call("a3", "relu", ref("x")),
+       call("b3", "relu", ref("a3")), output({"b1", "b2", "b3"})}));
+  r = rewrite(*many.graph, rules);
+  CHECK(r.result.stats[0].applied == 3);
+  CHECK(ops_of(*many.graph) == "relu relu relu -> relu relu relu");
+}
+
+TEST_CASE("overlapping candidates: the first wins, nothing is rewritten twice", "[rewrite][driver]") {
+  // relu(relu(relu(x))): both (r1, r2) and (r2, r3) match; in one `once` pass only the first
+  // (in graph order) is applied.
+  RuleSet rules = rules_from_text(std::string(kRemoveDoubleRelu) +
+                                  "phase p once { double_relu }\n");
+  Model m = model_from_nodes(join({input("x"), call("r1", "relu", ref("x")),
+                                   call("r2", "relu", ref("r1")), call("r3", "relu", ref("r2")),
+                                   output({"r3"})}));
+  Rewritten r = rewrite(*m.graph, rules);
+  INFO(r.diagnostics);
+  CHECK(r.result.stats[0].matches == 2);
+  CHECK(r.result.stats[0].applied == 1);
+  CHECK(ops_of(*m.graph) == "relu relu -> relu");
+}
+
+TEST_CASE("an interior value with an outside user blocks the match", "[rewrite][driver]") {
+  RuleSet rules = rules_from_text(R"(
+rule fuse { pattern(x) { y = relu(x)
+                         return sigmoid(y) }
+            replacement { return silu(x) } }
+)");
+  Model m = model_from_nodes(join({input("x"), call("y", "relu", ref("x")),
+                                   call("s", "sigmoid", ref("y")), call("t", "tanh", ref("y")),
+                                   output({"s", "t"})}));
+  Rewritten r = rewrite(*m.graph, rules);
+  CHECK(r.result.stats[0].matches == 1);
+  CHECK(r.result.stats[0].applied == 0);
+  CHECK(ops_of(*m.graph) == "relu sigmoid tanh -> sigmoid tanh");
+}
+
+TEST_CASE("a pattern output with outside users is allowed", "[rewrite][driver]") {
+  RuleSet rules = rules_from_text(R"(
+rule silu { pattern(x) { return mul(x, sigmoid(x)) } replacement { return silu(x) } }
+)");
+  Model m = model_from_nodes(join({input("x"), call("s", "sigmoid", ref("x")),
+                                   call("m", "mul", ref("x") + ", " + ref("s")),
+                                   call("u1", "tanh", ref("m")), call("u2", "exp", ref("m")),
+                                   output({"u1", "u2", "m"})}));
+  Rewritten r = rewrite(*m.graph, rules);
+  INFO(r.diagnostics);
+  CHECK(r.result.stats[0].applied == 1);
+  CHECK(ops_of(*m.graph) == "silu tanh exp -> tanh exp silu");
+}
+
+TEST_CASE("multi-output patterns join through shared inputs", "[rewrite][driver]") {
+  RuleSet rules = rules_from_text(R"(
+rule cse_relu {
+  pattern(x) { a = relu(x)
+               b = relu(x)
+               return a, b }
+  replacement { r = relu(x)
+                return r, r }
+}
+)");
+  Model m = model_from_nodes(join({input("x"), call("a", "relu", ref("x")),
+                                   call("b", "relu", ref("x")), call("u", "add", ref("a") + ", " + ref("b")),
+                                   output({"u"})}));
+  Rewritten r = rewrite(*m.graph, rules);
+  INFO(r.diagnostics);
+  CHECK(r.result.ok);
+  CHECK(r.result.stats[0].applied == 1);
+  CHECK(ops_of(*m.graph) == "relu add -> add");
+  const Node* add = m.graph->output()->input_node(0);
+  CHECK(add->input_node(0) == add->input_node(1));
+}
+
+TEST_CASE("two pattern parameters may bind the same graph node", "[rewrite][driver]") {
+  RuleSet rules = rules_from_text(R"(
+rule add_to_mul { pattern(x, y) { return ordered add(x, y) } replacement { return mul(x, y) } }
+)");
+  Model m = model_from_nodes(join({input("a"), call("s", "add", ref("a") + ", " + ref("a")),
+                                   output({"s"})}));
+  Rewritten r = rewrite(*m.graph, rules);
+  CHECK(r.result.stats[0].applied == 1);
+  CHECK(ops_of(*m.graph) == "mul -> mul");
+  // ... while one parameter used twice demands the same node.
+  RuleSet same = rules_from_text(R"(
+rule double { pattern(x) { return add(x, x) } replacement { return mul(x, 2) } }
+)");
+  Model two = model_from_nodes(join({input("a"), input("b"), call("s", "add", ref("a") + ", " + ref("b")),
+                                     output({"s"})}));
+  r = rewrite(*two.graph, same);
+  CHECK(r.result.stats[0].applied == 0);
+  CHECK(ops_of(*two.graph) == "add -> add");
+}
+
+TEST_CASE("literals and attributes are matched", "[rewrite][driver]") {
+  RuleSet rules = rules_from_text(R"(
+rule add_zero { pattern(x) { return add(x, 0) } replacement { return x } }
+rule softmax_last { pattern(x) { return softmax(x, dim=-1) } replacement { return log_softmax(x, dim=-1) } }
+)");
+  Model m = model_from_nodes(join({input("x"), call("a", "add", ref("x") + ", 0"),
+                                   call("b", "add", ref("a") + ", 1"),
+                                   call("s1", "softmax", ref("b"), R"("dim": -1)"),
+                                   call("s2", "softmax", ref("b"), R"("dim": 0)"),
+                                   output({"s1", "s2"})}));
+  Rewritten r = rewrite(*m.graph, rules);
+  INFO(r.diagnostics);
+  CHECK(r.result.stats[0].applied == 1);
+  CHECK(r.result.stats[1].applied == 1);
+  CHECK(ops_of(*m.graph) == "add log_softmax softmax -> log_softmax softmax");
+}
+
+TEST_CASE("commutative operands match in either order unless ordered", "[rewrite][driver]") {
+  const std::string graph = join({input("x"), call("s", "sigmoid", ref("x")),
+                                  call("m", "mul", ref("s") + ", " + ref("x")), output({"m"})});
+  Model either = model_from_nodes(graph);
+  Rewritten r = rewrite(*either.graph, rules_from_text(R"(
+rule silu { pattern(x) { return mul(x, sigmoid(x)) } replacement { return silu(x) } }
+)"));
+  CHECK(ops_of(*either.graph) == "silu -> silu");
+  Model ordered = model_from_nodes(graph);
+  r = rewrite(*ordered.graph, rules_from_text(R"(
+rule silu { pattern(x) { return ordered mul(x, sigmoid(x)) } replacement { return silu(x) } }
+)"));
+  CHECK(ops_of(*ordered.graph) == "sigmoid mul -> mul");
+}
+
+TEST_CASE("replacements with fewer, more and zero nodes", "[rewrite][driver]") {
+  const std::string graph = join({input("x"), call("a", "relu", ref("x")), call("b", "tanh", ref("a")),
+                                  output({"b"})});
+  SECTION("more") {
+    Model m = model_from_nodes(graph);
+    rewrite(*m.graph, rules_from_text(R"(
+rule expand { pattern(x) { return tanh(x) } replacement { e = exp(x * 2)
+                                                          return (e - 1) / (e + 1) } }
+)"));
+    CHECK(ops_of(*m.graph) == "relu mul exp sub add div -> div");
+  }
+  SECTION("zero (identity)") {
+    Model m = model_from_nodes(graph);
+    rewrite(*m.graph, rules_from_text(R"(
+rule drop { pattern(x) { return tanh(x) } replacement { return x } }
+)"));
+    CHECK(ops_of(*m.graph) == "relu -> relu");
+  }
+  SECTION("fewer") {
+    Model m = model_from_nodes(graph);
+    rewrite(*m.graph, rules_from_text(R"(
+rule merge { pattern(x) { return tanh(relu(x)) } replacement { return sigmoid(x) } }
+)"));
+    CHECK(ops_of(*m.graph) == "sigmoid -> sigmoid");
+  }
+}
+
+TEST_CASE("a pattern may be the whole graph", "[rewrite][driver]") {
+  Model m = model_from_nodes(join({input("x"), call("a", "relu", ref("x")), output({"a"})}));
+  Rewritten r = rewrite(*m.graph, rules_from_text(R"(
+rule all { pattern(x) { return relu(x) } replacement { return x } }
+)"));
+  CHECK(r.result.stats[0].applied == 1);
+  CHECK(m.graph->output()->input_node(0)->name() == "x");
+  DiagnosticEngine diags;
+  CHECK(verify_graph(*m.graph, diags));
+}
+
+TEST_CASE("a replacement that creates a match for another rule reaches a fixpoint", "[rewrite][driver]") {
+  // sub(x, y) -> add(x, neg(y)); add(x, neg(y)) with y = neg(z) -> add(x, z): chained rules.
+  RuleSet rules = rules_from_text(R"(
+rule sub_to_add { pattern(x, y) { return sub(x, y) } replacement { return add(x, neg(y)) } }
+rule double_neg { pattern(z) { return neg(neg(z)) } replacement { return z } }
+phase p fixpoint(max=4) { sub_to_add, double_neg }
+)");
+  Model m = model_from_nodes(join({input("x"), input("z"), call("n", "neg", ref("z")),
+                                   call("s", "sub", ref("x") + ", " + ref("n")), output({"s"})}));
+  Rewritten r = rewrite(*m.graph, rules);
+  INFO(r.diagnostics);
+  CHECK(r.result.ok);
+  CHECK(ops_of(*m.graph) == "add -> add");
+  CHECK(r.result.applied.size() == 2);
+  CHECK(r.result.applied[1].phase_iteration == 2);
+}
+
+TEST_CASE("a ping-pong pair is stopped with a diagnostic naming the rules", "[rewrite][driver]") {
+  RuleSet rules = rules_from_text(R"(
+rule there { pattern(x) { return relu(x) } replacement { return relu6(x) } }
+rule back { pattern(x) { return relu6(x) } replacement { return relu(x) } }
+phase p fixpoint(max=5) { there, back }
+)");
+  Model m = model_from_nodes(join({input("x"), call("a", "relu", ref("x")), output({"a"})}));
+  Rewritten r = rewrite(*m.graph, rules);
+  CHECK_FALSE(r.result.ok);
+  CHECK_THAT(r.diagnostics, Catch::Contains("phase 'p' did not reach a fixpoint in 5 iterations: "
+                                            "rules still matching: back, there"));
+}
+
+TEST_CASE("a multi-output replacement whose outputs share no inputs is placed validly",
+          "[rewrite][driver]") {
+  // The pattern's outputs are used early (u) and late (v); the replacement's two outputs read
+  // different inputs. Each replacement op goes right after its own inputs, so every consumer
+  // still comes after its producer (torch.fx inserts the whole replacement at one point).
+  RuleSet rules = rules_from_text(R"(
+rule split {
+  pattern(x, y) { s = add(x, y)
+                  a = relu(s)
+                  b = tanh(s)
+                  return a, b }
+  replacement { return relu(x), tanh(y) }
+}
+)");
+  Model m = model_from_nodes(join({input("x"), input("y"), call("s", "add", ref("x") + ", " + ref("y")),
+                                   call("a", "relu", ref("s")), call("u", "exp", ref("a")),
+                                   call("b", "tanh", ref("s")), call("v", "neg", ref("b")),
+                                   output({"u", "v"})}));
+  Rewritten r = rewrite(*m.graph, rules);
+  INFO(r.diagnostics);
+  CHECK(r.result.ok);
+  CHECK(r.result.stats[0].applied == 1);
+  DiagnosticEngine diags;
+  CHECK(verify_graph(*m.graph, diags));
+  CHECK(ops_of(*m.graph) == "relu tanh exp neg -> exp neg");
+}
+
+TEST_CASE("rewritten nodes carry provenance and the rule set is reusable", "[rewrite][driver]") {
+  RuleSet rules = rules_from_text(kRemoveDoubleRelu);
+  CompiledRules compiled(rules);
+  for (int i = 0; i < 2; ++i) {
+    Model m = model_from_nodes(join({input("x"), call("a", "relu", ref("x")),
+                                     call("b", "relu", ref("a")), output({"b"})}));
+    DiagnosticEngine diags;
+    RewriteResult result = rewrite_graph(*m.graph, compiled, {}, diags);
+    REQUIRE(result.created.size() == 1);
+    CHECK_THAT((*result.created.begin())->meta().provenance, Catch::StartsWith("double_relu (test.rules:2"));
+  }
+}
+
+TEST_CASE("conv-bn folding computes new constants and keeps the numbers", "[rewrite][driver]") {
+  DiagnosticEngine diags;
+  std::optional<Model> model =
+      load_model(graft::testing::source_path("examples/models/tiny_cnn/model.json"), diags);
+  REQUIRE(model);
+  std::unique_ptr<Graph> before = model->graph->clone();
+  RuleSet rules = rules_from_text(graft::testing::read_file(
+      graft::testing::source_path("examples/rules/fuse.rules")));
+  Rewritten r = rewrite(*model->graph, rules);
+  INFO(r.diagnostics);
+  REQUIRE(r.result.ok);
+  int bns = 0, convs = 0;
+  for (const Node* n : model->graph->nodes()) {
+    bns += n->is_op("batch_norm") + n->is_op("dropout");
+    convs += n->is_op("conv2d");
+  }
+  CHECK(bns == 0);
+  CHECK(convs == 4);
+  // The same outputs on random inputs, by the reference interpreter.
+  std::vector<runtime::Tensor> inputs = {runtime::Tensor::random({2, 3, 32, 32}, 11)};
+  auto want = runtime::run_reference(*before, inputs, diags);
+  auto got = runtime::run_reference(*model->graph, inputs, diags);
+  INFO(diags.render());
+  REQUIRE(want);
+  REQUIRE(got);
+  const runtime::Tensor& a = (*want)[0];
+  const runtime::Tensor& b = (*got)[0];
+  REQUIRE(a.shape() == b.shape());
+  double worst = 0;
+  for (int64_t i = 0; i < a.numel(); ++i) worst = std::max(worst, double(std::fabs(a.f32()[i] - b.f32()[i])));
+  CHECK(worst < 1e-5);
+}
+
+TEST_CASE("explain_match names the failing check", "[rewrite][driver]") {
+  RuleSet rules = rules_from_text(kRemoveDoubleRelu);
+  CompiledRules compiled(rules);
+  Model m = model_from_nodes(join({input("x"), call("a", "relu", ref("x")), call("b", "relu", ref("a")),
+                                   call("c", "tanh", ref("a")), output({"b", "c"})}));
+  DiagnosticEngine diags;
+  std::optional<Explanation> why = explain_match(*m.graph, compiled, "double_relu", "b", diags);
+  REQUIRE(why);
+  CHECK_FALSE(why->matched);
+  CHECK_THAT(why->reason, Catch::Contains("where uses(y) == 1 (test.rules:5:9): 2 vs 1"));
+  why = explain_match(*m.graph, compiled, "double_relu", "c", diags);
+  REQUIRE(why);
+  CHECK_THAT(why->reason, Catch::Contains("does not have the structure"));
+  CHECK_FALSE(explain_match(*m.graph, compiled, "double_relü", "c", diags));
+  CHECK_THAT(diags.render(), Catch::Contains("no rule named 'double_relü' (did you mean 'double_relu'?)"));
+}
