@@ -58,7 +58,7 @@ Node* Graph::create(NodeKind kind, std::string_view name, std::string target) {
   node->target_ = std::move(target);
   Node* raw = node.get();
   storage_.push_back(std::move(node));
-  by_name_.emplace(raw->name_, raw);
+  by_name_.insert_or_assign(raw->name_, raw);  // the name may be a dead node's
   ++live_count_;
   return raw;
 }
@@ -120,6 +120,25 @@ std::vector<AttrValue> Graph::default_attrs(const OpSchema& schema) {
   attrs.reserve(schema.attrs.size());
   for (const AttrSpec& spec : schema.attrs) attrs.push_back(spec.default_value);
   return attrs;
+}
+
+std::unique_ptr<Node> Graph::make_detached_call(const OpSchema& schema, std::vector<Input> inputs,
+                                                std::vector<AttrValue> attrs) {
+  GRAFT_CHECK(attrs.size() == schema.attrs.size()) << schema.name << ": attrs not bound";
+  auto node = std::make_unique<Node>();
+  node->kind_ = NodeKind::kCallFunction;
+  node->schema_ = &schema;
+  node->target_ = schema.name;
+  node->inputs_ = std::move(inputs);
+  node->attrs_ = std::move(attrs);
+  return node;
+}
+
+std::unique_ptr<Node> Graph::make_detached_constant(TensorType type) {
+  auto node = std::make_unique<Node>();
+  node->kind_ = NodeKind::kGetAttr;
+  node->meta_.type = std::move(type);
+  return node;
 }
 
 // ** list maintenance **
@@ -224,7 +243,8 @@ void Graph::erase(Node* node) {
   if (insert_before_ == node) insert_before_ = node->next_;
   unlink(node);
   if (output_ == node) output_ = nullptr;
-  by_name_.erase(node->name_);
+  // The name stays in by_name_, mapped to the dead node, until it is reused or compact():
+  // erasing from a large hash map is a few cache misses, and rewrites erase a lot.
   node->dead_ = true;
   --live_count_;
 }
@@ -254,7 +274,7 @@ std::string Graph::rename(Node* node, std::string_view name) {
   if (node->name_ == name) return node->name_;
   by_name_.erase(node->name_);
   node->name_ = unique_name(name);
-  by_name_.emplace(node->name_, node);
+  by_name_.insert_or_assign(node->name_, node);
   if (node->kind_ == NodeKind::kPlaceholder) node->target_ = node->name_;
   return node->name_;
 }
@@ -278,7 +298,8 @@ void Graph::compact() {
   for (Node* n = first_; n != nullptr; n = n->next_) {
     live.push_back(std::move(storage_[n->id_]));
   }
-  storage_ = std::move(live);
+  std::erase_if(by_name_, [](const auto& entry) { return entry.second->dead_; });
+  storage_ = std::move(live);  // frees the dead nodes
   for (size_t i = 0; i < storage_.size(); ++i) storage_[i]->id_ = static_cast<NodeId>(i);
   renumber();
 }
@@ -294,13 +315,13 @@ std::vector<Node*> Graph::placeholders() const {
 }
 
 Node* Graph::find(std::string_view name) const {
-  auto it = by_name_.find(std::string(name));
-  return it == by_name_.end() ? nullptr : it->second;
+  auto it = by_name_.find(name);
+  return it == by_name_.end() || it->second->dead_ ? nullptr : it->second;
 }
 
 std::string Graph::unique_name(std::string_view base) const {
-  std::string candidate(base);
-  if (!by_name_.count(candidate)) return candidate;
+  if (find(base) == nullptr) return std::string(base);
+  std::string candidate;
   // Strip a numeric suffix so "conv_1" grows to "conv_2", not "conv_1_1" (fx does the same).
   std::string stem(base);
   size_t underscore = stem.rfind('_');
@@ -308,10 +329,10 @@ std::string Graph::unique_name(std::string_view base) const {
       stem.find_first_not_of("0123456789", underscore + 1) == std::string::npos) {
     stem.resize(underscore);
   }
-  uint32_t& counter = const_cast<Graph*>(this)->name_counters_[stem];
+  uint32_t& counter = name_counters_.try_emplace(stem, 0).first->second;
   for (;;) {
     candidate = stem + "_" + std::to_string(++counter);
-    if (!by_name_.count(candidate)) return candidate;
+    if (find(candidate) == nullptr) return candidate;
   }
 }
 

@@ -160,6 +160,14 @@ class Graph {
   /// Attributes for `schema` with every default filled in (a starting point for add_call).
   static std::vector<AttrValue> default_attrs(const OpSchema& schema);
 
+  /// A call_function node outside every graph: no name, not in any order, and not registered
+  /// as a user of its inputs (graph nodes or other detached nodes). Scratch for evaluating
+  /// constant expressions without touching a graph (the rewrite driver's folding).
+  static std::unique_ptr<Node> make_detached_call(const OpSchema& schema, std::vector<Input> inputs,
+                                                  std::vector<AttrValue> attrs);
+  /// A detached get_attr node of type `type` standing for a constant not (yet) in a graph.
+  static std::unique_ptr<Node> make_detached_constant(TensorType type);
+
   void set_insert_point(Node* before) { insert_before_ = before; }
   Node* insert_point() const { return insert_before_; }
 
@@ -212,9 +220,17 @@ class Graph {
   void add_use(Node* producer, Node* user);
   void remove_use(Node* producer, Node* user);
 
+  // Heterogeneous lookup: find(string_view) without building a std::string.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  using NameMap = std::unordered_map<std::string, Node*, NameHash, std::equal_to<>>;
+
   std::vector<std::unique_ptr<Node>> storage_;
-  std::unordered_map<std::string, Node*> by_name_;
-  std::unordered_map<std::string, uint32_t> name_counters_;  // next suffix per base name
+  NameMap by_name_;
+  // Next suffix per base name; a cache that unique_name() (a query) advances.
+  mutable std::unordered_map<std::string, uint32_t, NameHash, std::equal_to<>> name_counters_;
   Node* first_ = nullptr;
   Node* last_ = nullptr;
   Node* output_ = nullptr;

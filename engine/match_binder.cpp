@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 
+#include "engine/attr_check.h"
 #include "engine/match_conditions.h"
 #include "engine/matcher.h"
 
@@ -22,21 +23,6 @@ bool same_input(const Input& a, const Input& b) {
 
 bool numbers_close(double a, double b, double tolerance) {
   return a == b || std::fabs(a - b) <= tolerance;
-}
-
-std::optional<double> attr_number(const AttrValue& v) {
-  if (const auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
-  if (const auto* d = std::get_if<double>(&v)) return *d;
-  if (const auto* b = std::get_if<bool>(&v)) return *b ? 1.0 : 0.0;
-  return std::nullopt;
-}
-
-bool attr_matches(const AttrValue& value, const AttrValue& expected, double tolerance) {
-  if (tolerance > 0) {
-    auto a = attr_number(value), b = attr_number(expected);
-    if (a && b) return numbers_close(*a, *b, tolerance);
-  }
-  return attr_equal(value, expected);
 }
 
 AttrValue scalar_attr(const Scalar& s) {
@@ -74,8 +60,11 @@ class Binder {
  private:
   using Task = std::pair<uint32_t, Node*>;
 
-  void fail(const std::string& reason) {
-    if (why_ != nullptr && why_->empty()) *why_ = reason;
+  /// Records why the match failed; the message is built only when someone asks (--explain):
+  /// the binder fails far more often than it succeeds.
+  template <typename MakeReason>
+  void fail(MakeReason&& make_reason) {
+    if (why_ != nullptr && why_->empty()) *why_ = make_reason();
   }
 
   std::string where(uint32_t p) const {
@@ -91,7 +80,7 @@ class Binder {
       tasks.pop_back();
       if (b.nodes[p] != nullptr) {
         if (b.nodes[p] != n) {
-          fail("pattern node " + where(p) + " would match two different nodes");
+          fail([&] { return std::string("pattern node " + where(p) + " would match two different nodes"); });
           return false;
         }
         continue;
@@ -111,16 +100,16 @@ class Binder {
         Binding copy = b;
         if (solve(copy, {{q, u}}, result)) return true;
       }
-      fail("no user of '" + via->name() + "' matches pattern node " + where(q));
+      fail([&] { return std::string("no user of '" + via->name() + "' matches pattern node " + where(q)); });
       return false;
     }
     if (std::any_of(b.nodes.begin(), b.nodes.end(), [](Node* n) { return n == nullptr; })) {
-      fail("the pattern is not connected to the anchor");
+      fail([&] { return std::string("the pattern is not connected to the anchor"); });
       return false;
     }
     std::string reason;
     if (!conditions_hold(rule_, b.nodes, b.vars, b.attr_vars, &reason)) {
-      fail(reason);
+      fail([&] { return reason; });
       return false;
     }
     *result = b;
@@ -143,12 +132,12 @@ class Binder {
   bool bind_node(Binding& b, uint32_t p, Node* n, const std::vector<Task>& tasks,
                  std::optional<Binding>* result) {
     if (!n->is(NodeKind::kCallFunction)) {
-      fail("pattern node " + where(p) + " needs an op, got " + node_kind_name(n->kind()) + " '" +
-           n->name() + "'");
+      fail([&] { return std::string("pattern node " + where(p) + " needs an op, got " + node_kind_name(n->kind()) + " '" +
+           n->name() + "'"); });
       return false;
     }
     if (std::find(b.nodes.begin(), b.nodes.end(), n) != b.nodes.end()) {
-      fail("'" + n->name() + "' is already matched by another pattern node than " + where(p));
+      fail([&] { return std::string("'" + n->name() + "' is already matched by another pattern node than " + where(p)); });
       return false;
     }
     const PatNode& pat = rule_.nodes[p];
@@ -166,7 +155,7 @@ class Binder {
         if (solve(copy, std::move(more), result)) return true;
       }
     }
-    if (!any_alt) fail("'" + n->name() + "' is " + n->target() + ", pattern node " + where(p) + " is not");
+    if (!any_alt) fail([&] { return std::string("'" + n->name() + "' is " + n->target() + ", pattern node " + where(p) + " is not"); });
     return false;
   }
 
@@ -174,30 +163,30 @@ class Binder {
                      std::vector<Task>* tasks) {
     size_t count = alt.operands.size();
     if (alt.variadic_any ? n.inputs().size() < count : n.inputs().size() != count) {
-      fail("'" + n.name() + "' has " + std::to_string(n.inputs().size()) + " operands, pattern node " +
-           where(p) + " expects " + std::to_string(count));
+      fail([&] { return std::string("'" + n.name() + "' has " + std::to_string(n.inputs().size()) + " operands, pattern node " +
+           where(p) + " expects " + std::to_string(count)); });
       return false;
     }
     for (size_t i = 0; i < count; ++i) {
       const PatValue& v = alt.operands[i];
       const Input& in = n.input(swapped && i < 2 ? 1 - i : i);
-      std::string operand = "operand " + std::to_string(i) + " of '" + n.name() + "'";
+      auto operand = [&] { return "operand " + std::to_string(i) + " of '" + n.name() + "'"; };
       switch (v.kind) {
         case PatValue::Kind::kAny:
           break;
         case PatValue::Kind::kVar: {
           if (in.is_scalar()) {
-            fail(operand + " is a scalar; variable '" + rule_.var_names[v.index] + "' matches tensors");
+            fail([&] { return std::string(operand() + " is a scalar; variable '" + rule_.var_names[v.index] + "' matches tensors"); });
             return false;
           }
           if (in.is_none() && !rule_.var_optional[v.index]) {
-            fail(operand + " is None; variable '" + rule_.var_names[v.index] + "' is not optional (`" +
-                 rule_.var_names[v.index] + "?`)");
+            fail([&] { return std::string(operand() + " is None; variable '" + rule_.var_names[v.index] + "' is not optional (`" +
+                 rule_.var_names[v.index] + "?`)"); });
             return false;
           }
           if (b.var_bound[v.index]) {
             if (!same_input(b.vars[v.index], in)) {
-              fail("variable '" + rule_.var_names[v.index] + "' is bound to two different values");
+              fail([&] { return std::string("variable '" + rule_.var_names[v.index] + "' is bound to two different values"); });
               return false;
             }
           } else {
@@ -208,26 +197,26 @@ class Binder {
         }
         case PatValue::Kind::kNode:
           if (!in.is_node()) {
-            fail(operand + " is not the result of an op (pattern node " + where(v.index) + ")");
+            fail([&] { return std::string(operand() + " is not the result of an op (pattern node " + where(v.index) + ")"); });
             return false;
           }
           tasks->push_back({v.index, in.node});
           break;
         case PatValue::Kind::kNone:
           if (!in.is_none()) {
-            fail(operand + " is present; the pattern expects none");
+            fail([&] { return std::string(operand() + " is present; the pattern expects none"); });
             return false;
           }
           break;
         case PatValue::Kind::kScalar:
           if (!in.is_scalar() || !numbers_close(in.scalar.value, v.scalar, v.tolerance)) {
-            fail(operand + " is not the scalar " + std::to_string(v.scalar));
+            fail([&] { return std::string(operand() + " is not the scalar " + std::to_string(v.scalar)); });
             return false;
           }
           break;
         case PatValue::Kind::kScalarVar: {
           if (!in.is_scalar()) {
-            fail(operand + " is not a scalar ($" + rule_.attr_var_names[v.index] + ")");
+            fail([&] { return std::string(operand() + " is not a scalar ($" + rule_.attr_var_names[v.index] + ")"); });
             return false;
           }
           if (!bind_attr_var(b, v.index, scalar_attr(in.scalar))) return false;
@@ -241,8 +230,8 @@ class Binder {
   bool bind_attr_var(Binding& b, uint32_t var, const AttrValue& value) {
     if (b.attr_bound[var]) {
       if (!attr_equal(b.attr_vars[var], value)) {
-        fail("$" + rule_.attr_var_names[var] + " is bound to " + attr_to_string(b.attr_vars[var]) +
-             " and to " + attr_to_string(value));
+        fail([&] { return std::string("$" + rule_.attr_var_names[var] + " is bound to " + attr_to_string(b.attr_vars[var]) +
+             " and to " + attr_to_string(value)); });
         return false;
       }
       return true;
@@ -256,31 +245,23 @@ class Binder {
     for (const AttrCheck& c : alt.attrs) {
       const AttrValue& value = n.attrs()[c.attr];
       const std::string& attr = alt.schema->attrs[c.attr].name;
-      auto mismatch = [&](const std::string& expected) {
-        fail("'" + n.name() + "' has " + attr + "=" + attr_to_string(value) + ", pattern node " +
-             where(p) + " needs " + expected);
+      auto mismatch = [&](auto expected) {
+        fail([&] {
+          return "'" + n.name() + "' has " + attr + "=" + attr_to_string(value) + ", pattern node " +
+                 where(p) + " needs " + expected();
+        });
         return false;
       };
+      if (c.kind == AttrCheck::Kind::kBind) {
+        if (!bind_attr_var(b, c.var, value)) return false;
+        continue;
+      }
+      if (attr_check_holds(c, value)) continue;
       switch (c.kind) {
-        case AttrCheck::Kind::kEquals:
-          if (!attr_matches(value, c.value, c.tolerance)) return mismatch(attr_to_string(c.value));
-          break;
-        case AttrCheck::Kind::kBind:
-          if (!bind_attr_var(b, c.var, value)) return false;
-          break;
-        case AttrCheck::Kind::kIn: {
-          bool found = std::any_of(c.values.begin(), c.values.end(),
-                                   [&](const AttrValue& v) { return attr_equal(value, v); });
-          if (!found) return mismatch("one of the listed values");
-          break;
-        }
-        case AttrCheck::Kind::kRange: {
-          auto x = attr_number(value);
-          if (!x || *x < c.lo || *x > c.hi) {
-            return mismatch("a value in " + std::to_string(c.lo) + ".." + std::to_string(c.hi));
-          }
-          break;
-        }
+        case AttrCheck::Kind::kEquals: return mismatch([&] { return attr_to_string(c.value); });
+        case AttrCheck::Kind::kIn: return mismatch([] { return std::string("one of the listed values"); });
+        default:
+          return mismatch([&] { return "a value in " + std::to_string(c.lo) + ".." + std::to_string(c.hi); });
       }
     }
     return true;
@@ -298,20 +279,18 @@ class Binder {
 std::optional<Match> Matcher::match_at(uint32_t rule_index, Node* node, Explanation* why) {
   const Rule& rule = compiled_.rules().rules[rule_index];
   std::string reason;
-  std::function<bool(const Node*, uint32_t)> has_class = [this](const Node* n, uint32_t klass) {
+  // Tier 1's labels prune the search. When explaining, the binder re-checks everything itself
+  // and names the first failing check, which the labels (a bit set) cannot.
+  std::function<bool(const Node*, uint32_t)> has_class = [this, why](const Node* n, uint32_t klass) {
+    if (why != nullptr) return true;
     uint32_t state = n->id() < node_state_.size() ? node_state_[n->id()] : 0;
     return state_has(state, klass);
   };
-  if (rule.roots.empty() ||
-      !has_class(node, compiled_.class_of(rule_index, rule.roots[0]))) {
-    if (why != nullptr) {
-      why->matched = false;
-      why->reason = "'" + node->name() + "' (" + node->target() +
-                    ") does not have the structure of the pattern's first result (" +
-                    (rule.roots.empty() ? rule.loc : rule.nodes[rule.roots[0]].loc) + ")";
-    }
+  if (rule.roots.empty()) {
+    if (why != nullptr) *why = {false, "the rule has no pattern result (" + rule.loc + ")"};
     return std::nullopt;
   }
+  if (!has_class(node, compiled_.class_of(rule_index, rule.roots[0]))) return std::nullopt;
   std::optional<Binding> b =
       Binder(rule, compiled_, rule_index, has_class).run(node, why ? &reason : nullptr);
   if (why != nullptr) {

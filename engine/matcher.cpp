@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "engine/attr_check.h"
 #include "engine/support/check.h"
 
 namespace graft {
@@ -50,6 +51,7 @@ uint32_t CompiledRules::intern_node(uint32_t rule, uint32_t node) {
   for (const PatAlt& alt : p.alts) {
     Item item;
     item.op = alt.schema->id;
+    item.required = intern_predicates(alt);
     item.commutative = p.commutative;
     item.variadic_any = alt.variadic_any;
     for (const PatValue& v : alt.operands) {
@@ -60,6 +62,8 @@ uint32_t CompiledRules::intern_node(uint32_t rule, uint32_t node) {
     std::string key;
     append_u32(key, item.op);
     append_u32(key, item.commutative | (item.variadic_any << 1));
+    append_u32(key, static_cast<uint32_t>(item.required));
+    append_u32(key, static_cast<uint32_t>(item.required >> 32));
     for (int32_t c : item.children) append_u32(key, static_cast<uint32_t>(c));
     item_keys.push_back(key);
     items.push_back(std::move(item));
@@ -92,6 +96,41 @@ uint32_t CompiledRules::intern_node(uint32_t rule, uint32_t node) {
     }
   }
   return id;
+}
+
+uint64_t CompiledRules::intern_predicates(const PatAlt& alt) {
+  OpId op = alt.schema->id;
+  if (predicates_.size() <= op) predicates_.resize(op + 1);
+  uint64_t required = 0;
+  for (const AttrCheck& check : alt.attrs) {
+    if (check.kind == AttrCheck::Kind::kBind) continue;
+    std::string key = std::to_string(op) + "|" + attr_check_key(check);
+    auto it = predicate_bits_.find(key);
+    if (it == predicate_bits_.end()) {
+      if (predicates_[op].size() >= kMaxPredicatesPerOp) continue;
+      it = predicate_bits_.emplace(key, static_cast<uint32_t>(predicates_[op].size())).first;
+      predicates_[op].push_back(check);
+    }
+    required |= uint64_t{1} << it->second;
+  }
+  return required;
+}
+
+uint64_t CompiledRules::predicate_mask(const Node& node) const {
+  OpId op = node.schema()->id;
+  if (op >= predicates_.size()) return 0;
+  uint64_t mask = 0;
+  const std::vector<AttrCheck>& checks = predicates_[op];
+  for (size_t bit = 0; bit < checks.size(); ++bit) {
+    if (attr_check_holds(checks[bit], node.attrs()[checks[bit].attr])) mask |= uint64_t{1} << bit;
+  }
+  return mask;
+}
+
+size_t CompiledRules::predicate_count() const {
+  size_t n = 0;
+  for (const auto& p : predicates_) n += p.size();
+  return n;
 }
 
 const std::vector<const CompiledRules::Item*>& CompiledRules::items_for_op(OpId op) const {
@@ -132,8 +171,9 @@ uint32_t Matcher::state_of_input(const Input& in) const {
   return node_state_[in.node->id()];
 }
 
-bool Matcher::item_matches(const CompiledRules::Item& item,
+bool Matcher::item_matches(const CompiledRules::Item& item, uint64_t mask,
                            const std::vector<uint32_t>& input_states, bool swapped) const {
+  if ((mask & item.required) != item.required) return false;
   size_t n = item.children.size();
   if (item.variadic_any ? input_states.size() < n : input_states.size() != n) return false;
   for (size_t i = 0; i < n; ++i) {
@@ -148,8 +188,11 @@ bool Matcher::item_matches(const CompiledRules::Item& item,
 uint32_t Matcher::compute_state(const Node* node) {
   if (!node->is(NodeKind::kCallFunction)) return 0;
   OpId op = node->schema()->id;
+  uint64_t mask = compiled_.predicate_mask(*node);
   key_.clear();
   append_u32(key_, op);
+  append_u32(key_, static_cast<uint32_t>(mask));
+  append_u32(key_, static_cast<uint32_t>(mask >> 32));
   append_u32(key_, static_cast<uint32_t>(node->inputs().size()));
   for (const Input& in : node->inputs()) {
     // A scalar or None operand has state 0 like an input; tier 2 tells them apart.
@@ -162,8 +205,9 @@ uint32_t Matcher::compute_state(const Node* node) {
   for (const Input& in : node->inputs()) input_states.push_back(state_of_input(in));
   std::vector<uint32_t> classes;
   for (const CompiledRules::Item* item : compiled_.items_for_op(op)) {
-    if (item_matches(*item, input_states, false) ||
-        (item->commutative && input_states.size() >= 2 && item_matches(*item, input_states, true))) {
+    if (item_matches(*item, mask, input_states, false) ||
+        (item->commutative && input_states.size() >= 2 &&
+         item_matches(*item, mask, input_states, true))) {
       classes.push_back(item->klass);
     }
   }
@@ -174,9 +218,15 @@ uint32_t Matcher::compute_state(const Node* node) {
   return state;
 }
 
-void Matcher::label_all() {
+std::vector<Node*> Matcher::label_all() {
   node_state_.assign(graph_.id_bound(), 0);
-  for (const Node* node : graph_.nodes()) node_state_[node->id()] = compute_state(node);
+  std::vector<Node*> anchors;
+  for (Node* node : graph_.nodes()) {
+    uint32_t state = compute_state(node);
+    node_state_[node->id()] = state;
+    if (!state_rules_[state].empty()) anchors.push_back(node);
+  }
+  return anchors;
 }
 
 std::vector<Node*> Matcher::relabel(const std::vector<Node*>& nodes) {

@@ -2,8 +2,12 @@
 // residual search per candidate (docs/matcher.md explains the design).
 //
 // Tier 1 (structure). Every pattern op of every rule is hash-consed into a *class*: an op set
-// with the classes its operands must have (attributes are ignored here), so `conv2d(x, w)`
-// shared by conv-bn, conv-relu and conv-add is one class. Labelling a graph node computes its
+// with the classes its operands must have and the literal attribute checks it makes, so
+// `conv2d(x, w)` shared by conv-bn, conv-relu and conv-add is one class. Literal attribute
+// checks (`groups=1`, `stride in {…}`, `eps=1e-5 ~ 1e-7`) become *predicates* of their op,
+// numbered per op (up to 64); a node's label is its op plus the bit set of predicates its
+// attributes pass, and an item requires a subset of them — so rules that differ only in an
+// attribute never reach tier 2 at a node whose attributes rule them out. Labelling a graph node computes its
 // state — the set of classes matching there — from its op and its inputs' states through a
 // transition table that is filled lazily and cached (RE2's lazy DFA): after warm-up, labelling
 // costs one hash lookup per node, whatever the number of rules. Each state also caches the
@@ -51,8 +55,9 @@ class CompiledRules {
 
   // ** internals shared with Matcher **
   static constexpr int32_t kAnyChild = -1;
-  struct Item {  // one alternative of a class: an op and its operands' classes
+  struct Item {  // one alternative of a class: an op, its predicates and its operands' classes
     OpId op = 0;
+    uint64_t required = 0;          // predicate bits (of `op`) the node must pass
     std::vector<int32_t> children;  // class per operand position or kAnyChild
     bool commutative = false;
     bool variadic_any = false;      // only the first `children.size()` inputs are checked
@@ -60,9 +65,14 @@ class CompiledRules {
   };
   const std::vector<const Item*>& items_for_op(OpId op) const;
   const std::vector<uint32_t>& rules_anchored_at(uint32_t klass) const { return anchored_[klass]; }
+  /// The predicates of `node`'s op that its attributes pass, as a bit set.
+  uint64_t predicate_mask(const Node& node) const;
+  size_t predicate_count() const;
 
  private:
+  static constexpr size_t kMaxPredicatesPerOp = 64;  // the rest are left to tier 2
   uint32_t intern_node(uint32_t rule, uint32_t node);
+  uint64_t intern_predicates(const PatAlt& alt);
 
   const RuleSet* rules_;
   std::vector<std::vector<Item>> classes_;         // class id -> its items
@@ -70,6 +80,8 @@ class CompiledRules {
   std::vector<std::vector<uint32_t>> node_class_;  // rule -> pattern node -> class
   std::vector<std::vector<const Item*>> by_op_;    // op id -> items with that op
   std::vector<std::vector<uint32_t>> anchored_;    // class -> rules whose first root it is
+  std::vector<std::vector<AttrCheck>> predicates_;  // op id -> its predicates, by bit
+  std::unordered_map<std::string, uint32_t> predicate_bits_;  // op + check key -> bit
   int max_height_ = 1;
 };
 
@@ -85,8 +97,8 @@ class Matcher {
  public:
   Matcher(const CompiledRules& compiled, const Graph& graph);
 
-  /// Labels every node (in graph order).
-  void label_all();
+  /// Labels every node (in graph order); returns the nodes whose state anchors a rule, in order.
+  std::vector<Node*> label_all();
   /// Relabels `nodes` (any order; each must be live) and every user up to max_height above
   /// them; returns the nodes whose state changed or were relabelled (candidate anchors).
   std::vector<Node*> relabel(const std::vector<Node*>& nodes);
@@ -103,8 +115,8 @@ class Matcher {
   uint32_t compute_state(const Node* node);
   uint32_t state_of_input(const Input& in) const;
   uint32_t intern_state(std::vector<uint32_t> classes);
-  bool item_matches(const CompiledRules::Item& item, const std::vector<uint32_t>& input_states,
-                    bool swapped) const;
+  bool item_matches(const CompiledRules::Item& item, uint64_t mask,
+                    const std::vector<uint32_t>& input_states, bool swapped) const;
   bool state_has(uint32_t state, uint32_t klass) const;
 
   const CompiledRules& compiled_;

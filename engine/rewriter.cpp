@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <functional>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "engine/shape_infer.h"
 #include "engine/support/edit_distance.h"
@@ -20,6 +22,16 @@ using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
+
+/// The few nodes of one match: a linear scan beats a tree or hash set at this size.
+class NodeSet {
+ public:
+  explicit NodeSet(const std::vector<Node*>& nodes) : nodes_(nodes) {}
+  bool contains(const Node* n) const { return std::find(nodes_.begin(), nodes_.end(), n) != nodes_.end(); }
+
+ private:
+  const std::vector<Node*>& nodes_;
+};
 
 class Driver {
  public:
@@ -35,7 +47,7 @@ class Driver {
   }
 
   RewriteResult run() {
-    matcher_.label_all();
+    first_anchors_ = matcher_.label_all();
     result_.nodes_labelled += graph_.size();
     for (const Phase& phase : rules_.phases) {
       ++phase_index_;
@@ -48,22 +60,20 @@ class Driver {
         break;
       }
     }
-    for (auto it = result_.created.begin(); it != result_.created.end();) {
-      it = (*it)->is_dead() ? result_.created.erase(it) : std::next(it);
-    }
+    std::erase_if(result_.created, [](const Node* n) { return n->is_dead(); });
     return std::move(result_);
   }
 
   /// Empty when `m` may be applied to the current graph; otherwise why not.
   std::string validate(const Match& m) const {
     const Rule& rule = rules_.rules[m.rule];
-    std::set<const Node*> in_match(m.nodes.begin(), m.nodes.end());
+    NodeSet in_match(m.nodes);
     std::vector<char> is_root(rule.nodes.size(), 0);
     for (uint32_t r : rule.roots) is_root[r] = 1;
     for (uint32_t p = 0; p < rule.nodes.size(); ++p) {
       if (is_root[p]) continue;
       for (const Node* u : m.nodes[p]->users()) {
-        if (!in_match.count(u)) {
+        if (!in_match.contains(u)) {
           return "interior value '" + m.nodes[p]->name() + "' is also used by '" + u->name() +
                  "', outside the match (return it from the pattern, or add `where uses(" +
                  (rule.nodes[p].name.empty() ? m.nodes[p]->name() : rule.nodes[p].name) +
@@ -84,13 +94,27 @@ class Driver {
   }
 
  private:
+  /// The current match's folded constants not in the graph (yet); see fold().
+  struct Folded {
+    std::unique_ptr<Node> node;  // detached, typed
+    ConstantTensor value;
+    Node* materialized = nullptr;  // its get_attr once in the graph
+  };
+
   // ** phases **
 
   bool run_phase(const Phase& phase) {
     std::vector<char> enabled(rules_.rules.size(), 0);
     for (uint32_t r : phase.rules) enabled[r] = 1;
+    // The first phase starts from label_all's anchors; later ones walk the rewritten graph.
     std::vector<Node*> anchors;
-    for (Node* n : graph_.nodes()) anchors.push_back(n);
+    if (phase_index_ == 0) {
+      anchors = std::move(first_anchors_);
+    } else {
+      for (Node* n : graph_.nodes()) {
+        if (!matcher_.anchored_rules(n).empty()) anchors.push_back(n);
+      }
+    }
     int max = phase.mode == PhaseMode::kOnce ? 1 : std::max(1, phase.max_iterations);
     for (int iteration = 1;; ++iteration) {
       std::vector<Match> matches = find_matches(anchors, enabled);
@@ -114,8 +138,9 @@ class Driver {
       std::vector<Node*> touched;
       std::vector<Node*> unapplied;
       if (!apply_non_overlapping(std::move(matches), iteration, &touched, &unapplied)) return false;
-      if (phase.mode == PhaseMode::kOnce) return true;
+      // Relabel even after a `once` phase: the next phase matches on these states.
       anchors = matcher_.relabel(touched);
+      if (phase.mode == PhaseMode::kOnce) return true;
       result_.nodes_labelled += anchors.size();
       for (Node* n : unapplied) {
         if (!n->is_dead()) anchors.push_back(n);
@@ -155,14 +180,16 @@ class Driver {
       if (na != nb) return Graph::is_before(na, nb);
       return a.rule < b.rule;
     });
-    std::set<const Node*> claimed;
+    // Nodes of applied matches, by id (ids of nodes created meanwhile are past the end).
+    std::vector<char> claimed(graph_.id_bound(), 0);
+    auto is_claimed = [&](const Node* n) { return n->id() < claimed.size() && claimed[n->id()]; };
     for (const Match& m : matches) {
       const Rule& rule = rules_.rules[m.rule];
       Node* anchor = m.anchor(rule);
       bool overlaps = std::any_of(m.nodes.begin(), m.nodes.end(),
-                                  [&](const Node* n) { return claimed.count(n) || n->is_dead(); });
+                                  [&](const Node* n) { return is_claimed(n) || n->is_dead(); });
       for (const Input& v : m.vars) {
-        if (v.is_node() && (claimed.count(v.node) || v.node->is_dead())) overlaps = true;
+        if (v.is_node() && (is_claimed(v.node) || v.node->is_dead())) overlaps = true;
       }
       if (overlaps) {
         if (!anchor->is_dead()) unapplied->push_back(anchor);
@@ -179,7 +206,9 @@ class Driver {
       result_.stats[m.rule].seconds += seconds_since(start);
       if (!applied) return false;  // an error in the rule: reported
       if (!*applied) continue;
-      claimed.insert(m.nodes.begin(), m.nodes.end());
+      for (const Node* n : m.nodes) {
+        if (n->id() < claimed.size()) claimed[n->id()] = 1;
+      }
       ++result_.stats[m.rule].applied;
       result_.applied.push_back({rule.name, anchor_name, phase_index_, iteration});
     }
@@ -212,7 +241,7 @@ class Driver {
 
   /// True if `target` is reachable from `from` through users, without passing through nodes
   /// the match replaces (which are gone afterwards) other than `from` itself.
-  bool depends_on(const Node* target, const Node* from, const std::set<const Node*>& in_match) const {
+  bool depends_on(const Node* target, const Node* from, const NodeSet& in_match) const {
     if (target == from) return false;  // reading the replaced value itself is the identity
     if (Graph::is_before(target, from)) return false;
     std::vector<const Node*> stack = {from};
@@ -222,7 +251,7 @@ class Driver {
       stack.pop_back();
       for (const Node* u : n->users()) {
         if (u == target) return true;
-        if (in_match.count(u) || Graph::is_before(target, u) || !seen.insert(u).second) continue;
+        if (in_match.contains(u) || Graph::is_before(target, u) || !seen.insert(u).second) continue;
         stack.push_back(u);
       }
     }
@@ -234,21 +263,34 @@ class Driver {
     const Rule& rule = rules_.rules[m.rule];
     std::vector<Input> results(rule.replacement.size());
     std::vector<Node*> created;
+    folded_.clear();
     auto rollback = [&]() {
       for (auto it = created.rbegin(); it != created.rend(); ++it) {
         if ((*it)->is_dead() || !(*it)->users().empty()) continue;
-        if ((*it)->is(NodeKind::kGetAttr)) graph_.constants().erase((*it)->target());
+        if ((*it)->is(NodeKind::kGetAttr)) {
+          if (readers_counted_) --constant_readers_[(*it)->target()];
+          graph_.constants().erase((*it)->target());
+        }
         graph_.erase(*it);
       }
       graph_.set_insert_point(nullptr);
+      wanted_names_.clear();
     };
     Node* first_root = m.nodes[rule.roots[0]];
     for (uint32_t r : rule.roots) {
       if (Graph::is_before(m.nodes[r], first_root)) first_root = m.nodes[r];
     }
+    // An op that replaces a root takes the root's name (name_results); its folded operands are
+    // named after that from the start ("stem_bn.weight").
+    std::vector<std::string> final_names(rule.replacement.size());
+    for (size_t i = 0; i < rule.roots.size(); ++i) {
+      if (rule.results[i].kind == ReplValue::Kind::kResult) {
+        final_names[rule.results[i].index] = m.nodes[rule.roots[i]]->name();
+      }
+    }
     for (size_t i = 0; i < rule.replacement.size(); ++i) {
       const ReplOp& op = rule.replacement[i];
-      std::optional<Input> value = build_op(m, op, results, first_root, &created);
+      std::optional<Input> value = build_op(m, op, final_names[i], first_root, results, &created);
       if (!value) {
         rollback();
         return std::nullopt;
@@ -256,7 +298,7 @@ class Driver {
       results[i] = *value;
     }
     // Each result must be defined before the first user of the value it replaces.
-    std::set<const Node*> in_match(m.nodes.begin(), m.nodes.end());
+    NodeSet in_match(m.nodes);
     std::vector<Node*> replacements(rule.roots.size(), nullptr);
     for (size_t i = 0; i < rule.roots.size(); ++i) {
       Input v = resolve(m, rule.results[i], results);
@@ -268,8 +310,11 @@ class Driver {
         rollback();
         return std::nullopt;
       }
+      if (Folded* f = folded_of(v.node)) {  // the whole result folded to a constant
+        v = Input::of(f->materialized ? f->materialized : materialize(*f, root->name(), first_root, &created));
+      }
       for (const Node* u : root->users()) {
-        if (!in_match.count(u) && v.node != root && !Graph::is_before(v.node, u)) {
+        if (!in_match.contains(u) && v.node != root && !Graph::is_before(v.node, u)) {
           rollback();
           return false;
         }
@@ -283,56 +328,31 @@ class Driver {
       for (Node* u : root->users()) touched->push_back(u);
       graph_.replace_all_uses_with(root, replacements[i]);
     }
-    // Intermediate constants (the scale in `w * scale`) die once every op they fed is folded.
-    for (auto it = created.rbegin(); it != created.rend(); ++it) {
-      Node* n = *it;
-      if (!n->is_dead() && n->is(NodeKind::kGetAttr) && n->users().empty()) {
-        graph_.constants().erase(n->target());
-        graph_.erase(n);
-      }
-    }
     std::string provenance = rule.name + " (" + rule.loc + ")";
     for (Node* n : created) {
       if (n->is_dead()) continue;
       n->meta().provenance = provenance;
-      result_.created.insert(n);
+      result_.created.push_back(n);
       touched->push_back(n);
     }
     erase_dead(m, touched);
     name_results(m, replacements, created);
+    claim_constant_names();
     return true;
   }
 
-  /// Readable names: a created node that replaces a root takes over the root's name (so graph
-  /// outputs keep theirs), and a folded constant read by one created op is named after that op
-  /// and operand ("stem_bn.weight").
+  /// A created op that replaces a root takes over the root's name, so graph outputs and
+  /// readers of the printed graph keep theirs.
   void name_results(const Match& m, const std::vector<Node*>& replacements,
                     const std::vector<Node*>& created) {
     const Rule& rule = rules_.rules[m.rule];
-    auto is_created = [&](const Node* n) {
-      return std::find(created.begin(), created.end(), n) != created.end();
-    };
     for (size_t i = 0; i < rule.roots.size(); ++i) {
       Node* root = m.nodes[rule.roots[i]];
       Node* r = replacements[i];
-      if (root->is_dead() && r->is(NodeKind::kCallFunction) && is_created(r) &&
-          graph_.find(root->name()) == nullptr) {
+      // rename() makes the name unique: were the root's name taken again, r would get a suffix.
+      if (root->is_dead() && r->is(NodeKind::kCallFunction) &&
+          std::find(created.begin(), created.end(), r) != created.end()) {
         graph_.rename(r, root->name());
-      }
-    }
-    for (Node* n : created) {
-      if (n->is_dead() || !n->is(NodeKind::kGetAttr) || n->users().size() != 1) continue;
-      Node* user = n->users()[0];
-      if (!is_created(user) || !user->is(NodeKind::kCallFunction)) continue;
-      for (size_t k = 0; k < user->inputs().size(); ++k) {
-        if (user->input_node(k) != n) continue;
-        const OpSchema& s = *user->schema();
-        size_t operand = std::min(k, s.operands.size() - 1);  // variadic items share a name
-        std::string target = graph_.rename_constant(n, user->name() + "." + s.operands[operand].name);
-        std::string name = target;
-        std::replace(name.begin(), name.end(), '.', '_');
-        graph_.rename(n, name);
-        break;
       }
     }
   }
@@ -361,9 +381,12 @@ class Driver {
     return Input::none();
   }
 
-  /// Creates one replacement op (or a folded constant). nullopt after reporting an error.
-  std::optional<Input> build_op(const Match& m, const ReplOp& op, const std::vector<Input>& results,
-                                Node* first_root, std::vector<Node*>* created) {
+  /// Creates one replacement op, or folds it into a constant when every operand is constant
+  /// and folding is on. `final_name` is the name the op will have when it replaces a root ("" if
+  /// it does not). nullopt after reporting an error.
+  std::optional<Input> build_op(const Match& m, const ReplOp& op, const std::string& final_name,
+                                Node* first_root, const std::vector<Input>& results,
+                                std::vector<Node*>* created) {
     const Rule& rule = rules_.rules[m.rule];
     auto error = [&](const std::string& message) -> std::optional<Input> {
       diags_.error({}, "rule " + rule.name + " (" + (op.loc.empty() ? rule.loc : op.loc) +
@@ -382,63 +405,146 @@ class Driver {
       if (!coerced) return error(op.schema->name + "'s " + op.schema->attrs[a].name + ": " + err);
       attrs[a] = std::move(*coerced);
     }
-    // Place it right after the latest value it reads, or before the match when it reads none.
-    Node* latest = nullptr;
-    bool constant = true;
+    // Folded values are detached get_attr nodes, so "constant" covers them too.
+    const Node* non_constant = nullptr;
     for (const Input& in : inputs) {
-      if (!in.is_node()) continue;
-      if (latest == nullptr || Graph::is_before(latest, in.node)) latest = in.node;
-      if (!in.node->is(NodeKind::kGetAttr)) constant = false;
+      if (in.is_node() && !in.node->is(NodeKind::kGetAttr)) non_constant = in.node;
     }
-    // Skipping the nodes this match just created keeps the replacement in its written order.
-    Node* position = latest != nullptr ? latest->next() : first_root;
-    while (position != nullptr && std::find(created->begin(), created->end(), position) != created->end()) {
-      position = position->next();
+    if (non_constant == nullptr && options_.fold) return fold(op, std::move(inputs), std::move(attrs), error);
+    if (op.must_fold) {
+      if (!options_.fold) return error("fold(...) needs constant folding, which is not enabled");
+      return error("fold(...) is not constant here: '" + non_constant->name() + "' is not a constant");
+    }
+    // Place it right after the latest graph value it reads, or before the match when it reads
+    // none. Folded operands are substituted once the op exists, so they can be named after it.
+    Node* latest = nullptr;
+    std::vector<std::pair<size_t, Folded*>> pending;
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      Input& in = inputs[k];
+      if (!in.is_node()) continue;
+      if (Folded* f = folded_of(in.node)) {
+        if (f->materialized == nullptr) {
+          pending.push_back({k, f});
+          in = Input::none();
+          continue;
+        }
+        in = Input::of(f->materialized);
+      }
+      if (latest == nullptr || Graph::is_before(latest, in.node)) latest = in.node;
+    }
+    // Where the replaced value was (the graph keeps its schedule), unless an operand comes later
+    // (a multi-output pattern's second result can read values computed after the first root):
+    // then right after that operand, skipping the nodes this match just created so that the
+    // replacement keeps its written order.
+    Node* position = first_root;
+    if (latest != nullptr && !Graph::is_before(latest, first_root)) {
+      position = latest->next();
+      while (position != nullptr && std::find(created->begin(), created->end(), position) != created->end()) {
+        position = position->next();
+      }
     }
     graph_.set_insert_point(position);
     std::string hint = op.name.empty() ? op.schema->name : op.name;
     Node* node = graph_.add_call(*op.schema, std::move(inputs), std::move(attrs), hint);
-    created->push_back(node);
     graph_.set_insert_point(nullptr);
+    created->push_back(node);
+    const std::string& owner = final_name.empty() ? node->name() : final_name;
+    for (auto [k, f] : pending) {
+      const OpSchema& s = *op.schema;
+      const std::string& operand = s.operands[std::min(k, s.operands.size() - 1)].name;  // variadic items share one
+      graph_.replace_input(node, k, Input::of(materialize(*f, owner + "." + operand, node, created)));
+    }
     std::string err;
     std::optional<TensorType> type = infer_node_type(*node, &err);
     if (!type) return error(op.schema->name + " rejects its inputs: " + err);
     node->meta().type = type;
-    if (!constant || !options_.fold) {
-      if (op.must_fold) {
-        if (!options_.fold) return error("fold(...) needs constant folding, which is not enabled");
-        for (const Input& in : node->inputs()) {
-          if (in.is_node() && !in.node->is(NodeKind::kGetAttr)) {
-            return error("fold(...) is not constant here: '" + in.node->name() + "' is not a constant");
-          }
-        }
-      }
-      return Input::of(node);
-    }
-    return fold(m, node, created, error);
+    return Input::of(node);
   }
 
+  /// Evaluates a replacement op over constants without adding it to the graph: the result is a
+  /// detached constant, materialised only if a graph op or a result reads it.
   template <typename ErrorFn>
-  std::optional<Input> fold(const Match& m, Node* node, std::vector<Node*>* created, ErrorFn& error) {
-    std::vector<const ConstantTensor*> operands;
-    for (const Input& in : node->inputs()) {
-      operands.push_back(in.is_node() ? graph_.constants().find(in.node->target()) : nullptr);
-    }
+  std::optional<Input> fold(const ReplOp& op, std::vector<Input> inputs, std::vector<AttrValue> attrs,
+                            ErrorFn& error) {
+    std::unique_ptr<Node> call = Graph::make_detached_call(*op.schema, std::move(inputs), std::move(attrs));
     std::string err;
-    std::optional<ConstantTensor> value = options_.fold(*node, operands, &err);
-    if (!value) return error("cannot fold " + node->target() + ": " + err);
-    const Rule& rule = rules_.rules[m.rule];
-    std::string base = m.anchor(rule)->name() + "." + node->name();
-    std::string target = graph_.constants().unique_name(base);
-    graph_.constants().set(target, std::move(*value));
-    graph_.set_insert_point(node);
-    std::string name = target;
+    std::optional<TensorType> type = infer_node_type(*call, &err);
+    if (!type) return error(op.schema->name + " rejects its inputs: " + err);
+    call->meta().type = type;
+    std::vector<const ConstantTensor*> operands;
+    for (const Input& in : call->inputs()) {
+      const ConstantTensor* t = nullptr;
+      if (in.is_node()) {
+        Folded* f = folded_of(in.node);
+        t = f != nullptr ? &f->value : graph_.constants().find(in.node->target());
+      }
+      operands.push_back(t);
+    }
+    std::optional<ConstantTensor> value = options_.fold(*call, operands, &err);
+    if (!value) return error("cannot fold " + op.schema->name + ": " + err);
+    Folded& f = folded_.emplace_back();
+    f.node = Graph::make_detached_constant(*type);
+    f.value = std::move(*value);
+    return Input::of(f.node.get());
+  }
+
+  /// Adds folded value `f` to the constants and the graph, before `before`, named `target`
+  /// (made unique; the node's name is the target with '.' as '_').
+  Node* materialize(Folded& f, const std::string& target, Node* before, std::vector<Node*>* created) {
+    std::string unique = graph_.constants().unique_name(target);
+    // Taken, usually by a constant of the match itself ("bn1.weight", the batch-norm's gamma,
+    // for the fused conv that takes the name "bn1"): claim the name once the match's dead
+    // nodes are gone (claim_constant_names).
+    if (unique != target) count_constant_readers();
+    graph_.constants().set(unique, f.value);
+    std::string name = unique;
     std::replace(name.begin(), name.end(), '.', '_');
-    Node* constant = graph_.add_get_attr(name, target);
-    graph_.set_insert_point(nullptr);
-    created->push_back(constant);
-    graph_.erase(node);
-    return Input::of(constant);
+    Node* saved = graph_.insert_point();
+    graph_.set_insert_point(before);
+    Node* node = graph_.add_get_attr(name, unique);
+    graph_.set_insert_point(saved);
+    created->push_back(node);
+    f.materialized = node;
+    if (unique != target || node->name() != name) wanted_names_.push_back({node, target});
+    if (readers_counted_) ++constant_readers_[unique];
+    return node;
+  }
+
+  /// Builds the reader count of every constant, once per run and only when a name collides.
+  void count_constant_readers() {
+    if (readers_counted_) return;
+    readers_counted_ = true;
+    for (const Node* n : graph_.nodes()) {
+      if (n->is(NodeKind::kGetAttr)) ++constant_readers_[n->target()];
+    }
+  }
+
+  /// Gives materialised constants the names they wanted once the match's dead nodes are gone:
+  /// the node name, and the constant's name when no live node reads the constant that had it
+  /// (which is dropped from the store).
+  void claim_constant_names() {
+    for (auto& [node, target] : wanted_names_) {
+      if (node->is_dead()) continue;
+      if (node->target() != target) {
+        auto it = constant_readers_.find(target);
+        if (it != constant_readers_.end() && it->second > 0) continue;
+        graph_.constants().erase(target);
+        --constant_readers_[node->target()];
+        ++constant_readers_[target];
+        graph_.rename_constant(node, target);
+      }
+      std::string name = target;
+      std::replace(name.begin(), name.end(), '.', '_');
+      graph_.rename(node, name);
+    }
+    wanted_names_.clear();
+  }
+
+  Folded* folded_of(const Node* n) {
+    for (Folded& f : folded_) {
+      if (f.node.get() == n) return &f;
+    }
+    return nullptr;
   }
 
   void erase_dead(const Match& m, std::vector<Node*>* touched) {
@@ -456,6 +562,7 @@ class Driver {
       for (const Input& in : n->inputs()) {
         if (in.is_node()) inputs.push_back(in.node);
       }
+      if (readers_counted_ && n->is(NodeKind::kGetAttr)) --constant_readers_[n->target()];
       graph_.erase(n);
       for (Node* in : inputs) {
         touched->push_back(in);  // its use count changed: `uses(...)` conditions may now hold
@@ -471,7 +578,14 @@ class Driver {
   DiagnosticEngine& diags_;
   Matcher matcher_;
   RewriteResult result_;
+  std::deque<Folded> folded_;  // a deque: Folded* stay valid while it grows
+  // Clean names for folded constants (see materialize): the live readers of each constant,
+  // counted only once a name collides, and the names wanted by this match's constants.
+  bool readers_counted_ = false;
+  std::unordered_map<std::string, int> constant_readers_;
+  std::vector<std::pair<Node*, std::string>> wanted_names_;
   int phase_index_ = -1;
+  std::vector<Node*> first_anchors_;  // from label_all, for the first phase
 
   friend std::optional<Explanation> graft::explain_match(const Graph&, const CompiledRules&,
                                                          const std::string&, const std::string&,

@@ -50,7 +50,7 @@ struct RewriteResult {
   bool ok = true;
   std::vector<RuleStats> stats;                   // per RuleSet rule
   std::vector<AppliedRewrite> applied;            // in order
-  std::unordered_set<const Node*> created;        // live nodes created by rewrites
+  std::vector<const Node*> created;               // live nodes created by rewrites, in order
   uint64_t nodes_labelled = 0;                    // matcher work, for benchmarks
 };
 

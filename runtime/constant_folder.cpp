@@ -1,5 +1,6 @@
 #include "runtime/constant_folder.h"
 
+#include <cstdint>
 #include <cstring>
 
 #include "runtime/reference.h"
@@ -17,7 +18,7 @@ ConstantFolder reference_constant_folder() {
       *error = "no reference kernel for '" + node.target() + "'";
       return std::nullopt;
     }
-    // Copies, not views: safetensors data need not be aligned for float loads.
+    // Views where the bytes are float-aligned; copies otherwise (safetensors data need not be).
     std::vector<Tensor> tensors(operands.size());
     std::vector<RefOperand> refs(operands.size());
     for (size_t i = 0; i < operands.size(); ++i) {
@@ -30,8 +31,14 @@ ConstantFolder reference_constant_folder() {
                    " constants is not implemented (float32 only)";
           return std::nullopt;
         }
-        tensors[i] = Tensor::zeros(DType::kFloat32, operands[i]->shape);
-        if (operands[i]->nbytes > 0) std::memcpy(tensors[i].data(), operands[i]->data, operands[i]->nbytes);
+        const std::byte* data = operands[i]->data;
+        if (reinterpret_cast<uintptr_t>(data) % alignof(float) == 0) {
+          // The kernels only read their operands: the const_cast never leads to a write.
+          tensors[i] = Tensor::borrow(DType::kFloat32, operands[i]->shape, const_cast<std::byte*>(data));
+        } else {
+          tensors[i] = Tensor::zeros(DType::kFloat32, operands[i]->shape);
+          if (operands[i]->nbytes > 0) std::memcpy(tensors[i].data(), data, operands[i]->nbytes);
+        }
         refs[i].tensor = &tensors[i];
       }
     }
@@ -41,9 +48,14 @@ ConstantFolder reference_constant_folder() {
     }
     Tensor out = Tensor::zeros(DType::kFloat32, node.type()->shape);
     if (!reference_op(node, refs, out, error)) return std::nullopt;
-    std::vector<std::byte> bytes(out.nbytes());
-    if (!bytes.empty()) std::memcpy(bytes.data(), out.data(), bytes.size());
-    return ConstantTensor::owned(DType::kFloat32, out.shape(), std::move(bytes));
+    // The result keeps the kernel's buffer: no copy.
+    ConstantTensor result;
+    result.dtype = DType::kFloat32;
+    result.shape = out.shape();
+    result.data = static_cast<const std::byte*>(out.data());
+    result.nbytes = out.nbytes();
+    result.owner = out.owner();
+    return result;
   };
 }
 

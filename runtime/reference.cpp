@@ -163,19 +163,42 @@ bool unary(const Call& call, Tensor& out) {
   return true;
 }
 
-/// Reads operand `i` at the broadcast position of output element `flat`.
-float broadcast_read(const RefOperand& operand, const Shape& out_shape,
-                     const std::vector<int64_t>& out_strides, int64_t flat) {
-  if (!operand.tensor) return static_cast<float>(*operand.scalar);
+/// Operand strides aligned to the output's dimensions: 0 where the operand is broadcast (a
+/// missing leading dimension or a size-1 one), so that walking the output with an odometer walks
+/// every operand too.
+std::vector<int64_t> broadcast_strides(const RefOperand& operand, const Shape& out_shape) {
+  std::vector<int64_t> strides(out_shape.size(), 0);
+  if (!operand.tensor) return strides;  // a scalar: every element reads the same value
   const Shape& s = operand.tensor->shape();
+  std::vector<int64_t> own = strides_of(s);
   size_t lead = out_shape.size() - s.size();
-  std::vector<int64_t> in_strides = strides_of(s);
-  int64_t offset = 0;
-  for (size_t d = 0; d < out_shape.size(); ++d) {
-    int64_t index = flat / out_strides[d] % std::max<int64_t>(out_shape[d], 1);
-    if (d >= lead && s[d - lead] != 1) offset += index * in_strides[d - lead];
+  for (size_t d = lead; d < out_shape.size(); ++d) {
+    if (s[d - lead] != 1) strides[d] = own[d - lead];
   }
-  return operand.tensor->f32()[offset];
+  return strides;
+}
+
+/// Calls `f(out_index, a_offset, b_offset)` for every output element in order.
+template <typename F>
+void for_each_broadcast(const Shape& out_shape, const std::vector<int64_t>& sa,
+                        const std::vector<int64_t>& sb, F&& f) {
+  int64_t total = 1;
+  for (int64_t d : out_shape) total *= d;
+  if (total == 0) return;
+  size_t rank = out_shape.size();
+  std::vector<int64_t> index(rank, 0);
+  int64_t oa = 0, ob = 0;
+  for (int64_t i = 0; i < total; ++i) {
+    f(i, oa, ob);
+    for (size_t d = rank; d-- > 0;) {  // advance the odometer
+      oa += sa[d];
+      ob += sb[d];
+      if (++index[d] < out_shape[d]) break;
+      oa -= sa[d] * out_shape[d];
+      ob -= sb[d] * out_shape[d];
+      index[d] = 0;
+    }
+  }
 }
 
 bool binary(const Call& call, Tensor& out) {
@@ -198,24 +221,36 @@ bool binary(const Call& call, Tensor& out) {
   for (size_t i = 0; i < 2; ++i) {
     if (!call.operands[i].tensor && !call.operands[i].scalar) return call.fail("missing operand");
   }
-  std::vector<int64_t> strides = strides_of(out.shape());
-  for (int64_t i = 0; i < out.numel(); ++i) {
-    double a = broadcast_read(call.operands[0], out.shape(), strides, i);
-    double b = broadcast_read(call.operands[1], out.shape(), strides, i);
-    double r;
-    if (op == "add") r = a + alpha * b;
-    else if (op == "sub") r = a - alpha * b;
-    else if (op == "mul") r = a * b;
-    else if (op == "div") r = rounding == "floor" ? std::floor(a / b)
-                              : rounding == "trunc" ? std::trunc(a / b) : a / b;
-    else if (op == "pow") r = std::pow(a, b);
-    // torch.maximum/minimum propagate NaN from either side (std::fmax would drop it).
-    else if (op == "maximum") r = std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b);
-    else if (op == "minimum") r = std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b);
-    else return call.fail("no reference for '" + op + "'");
-    out.f32()[i] = static_cast<float>(r);
+  // A scalar operand reads element 0 of a one-element buffer (its strides are all 0).
+  float scalar_a = call.operands[0].tensor ? 0.f : static_cast<float>(*call.operands[0].scalar);
+  float scalar_b = call.operands[1].tensor ? 0.f : static_cast<float>(*call.operands[1].scalar);
+  const float* a = call.operands[0].tensor ? call.operands[0].tensor->f32() : &scalar_a;
+  const float* b = call.operands[1].tensor ? call.operands[1].tensor->f32() : &scalar_b;
+  float* o = out.f32();
+  std::vector<int64_t> sa = broadcast_strides(call.operands[0], out.shape());
+  std::vector<int64_t> sb = broadcast_strides(call.operands[1], out.shape());
+  // One instantiation of the loop per op: the element function inlines.
+  auto run = [&](auto fn) {
+    for_each_broadcast(out.shape(), sa, sb, [&](int64_t i, int64_t ia, int64_t ib) {
+      o[i] = static_cast<float>(fn(static_cast<double>(a[ia]), static_cast<double>(b[ib])));
+    });
+    return true;
+  };
+  if (op == "add") return run([alpha](double x, double y) { return x + alpha * y; });
+  if (op == "sub") return run([alpha](double x, double y) { return x - alpha * y; });
+  if (op == "mul") return run([](double x, double y) { return x * y; });
+  if (op == "div" && rounding == "floor") return run([](double x, double y) { return std::floor(x / y); });
+  if (op == "div" && rounding == "trunc") return run([](double x, double y) { return std::trunc(x / y); });
+  if (op == "div") return run([](double x, double y) { return x / y; });
+  if (op == "pow") return run([](double x, double y) { return std::pow(x, y); });
+  // torch.maximum/minimum propagate NaN from either side (std::fmax would drop it).
+  if (op == "maximum") {
+    return run([](double x, double y) { return std::isnan(x) || std::isnan(y) ? NAN : std::max(x, y); });
   }
-  return true;
+  if (op == "minimum") {
+    return run([](double x, double y) { return std::isnan(x) || std::isnan(y) ? NAN : std::min(x, y); });
+  }
+  return call.fail("no reference for '" + op + "'");
 }
 
 /// flatten, reshape, squeeze, unsqueeze, dropout, contiguous, clone: the bytes are unchanged.

@@ -32,6 +32,8 @@ class Tensor {
   int64_t numel() const;
   size_t nbytes() const { return static_cast<size_t>(numel()) * dtype_size(dtype_); }
   bool is_owner() const { return owner_ != nullptr; }
+  /// What keeps the bytes alive (null for a borrowed tensor): lets another object share them.
+  const std::shared_ptr<void>& owner() const { return owner_; }
 
   void* data() const { return data_; }
   float* f32() const { return static_cast<float*>(data_); }

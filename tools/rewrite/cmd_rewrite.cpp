@@ -128,7 +128,8 @@ int rewrite_model(const RewriteFlags& flags) {
   }
   model->graph->compact();
   if (!flags.dot_after.empty()) {
-    if (!write_dot(*model->graph, flags.dot_after, output, result.created)) return kExitInputRejected;
+    std::unordered_set<const Node*> created(result.created.begin(), result.created.end());
+    if (!write_dot(*model->graph, flags.dot_after, output, created)) return kExitInputRejected;
   }
   if (!save_model(*model, output, diags)) {
     diags.render(std::cerr);

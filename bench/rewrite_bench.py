@@ -1,0 +1,144 @@
+#!/usr/bin/python3
+"""graft's rewrite driver next to torch.fx's subgraph rewriter, on the same graphs, in one run.
+
+Both sides get N blocks of conv2d -> batch_norm(training=False) -> relu (8 nodes a block: conv,
+its weight, batch_norm, its 4 parameters, relu) and the conv-bn fold as their one rule:
+
+  graft     build/bin/rewrite_bench (the rule read from examples/rules/fuse.rules), modes
+            `fold` (the scale computed by the constant folder, as `rewrite` runs it) and
+            `nofold` (the scale expression inserted as ops — exactly what replace_pattern does);
+  torch.fx  torch.fx.subgraph_rewriter.replace_pattern with the same pattern and replacement,
+            on a GraphModule traced from the same chain. Only replace_pattern is timed.
+
+torch.fx grows faster than linearly, so it runs only up to --fx-max-nodes. Prints a table and
+writes the figures as JSON (--json FILE). Run from the repository root after building:
+
+  /usr/bin/python3 bench/rewrite_bench.py [--sizes 10000,100000,1000000] [--fx-max-nodes 30000]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import torch
+import torch.fx
+import torch.nn.functional as F
+from torch.fx import subgraph_rewriter
+
+
+class Weights(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.randn(8, 8, 3, 3))
+        for name in ("mean", "var", "gamma", "beta"):
+            self.register_buffer(name, torch.rand(8) + 0.5)
+
+
+def chain(blocks):
+    """The graph rewrite_bench builds: one get_attr per use, calls written as the traced pattern."""
+    g = torch.fx.Graph()
+    x = g.placeholder("x")
+    for _ in range(blocks):
+        y = g.call_function(torch.conv2d, (x, g.get_attr("w"), None, 1, 1))
+        mean, var, gamma, beta = (g.get_attr(n) for n in ("mean", "var", "gamma", "beta"))
+        y = g.call_function(F.batch_norm, (y, mean, var),
+                            {"weight": gamma, "bias": beta, "training": False, "momentum": 0.1,
+                             "eps": 1e-5})
+        x = g.call_function(torch.relu, (y,))
+    g.output(x)
+    return torch.fx.GraphModule(Weights(), g)
+
+
+def pattern(x, w, mean, var, gamma, beta):
+    y = torch.conv2d(x, w, None, 1, 1)
+    return F.batch_norm(y, mean, var, gamma, beta, False, 0.1, 1e-5)
+
+
+def replacement(x, w, mean, var, gamma, beta):
+    scale = gamma * torch.rsqrt(var + 1e-5)
+    return torch.conv2d(x, w * scale.reshape(-1, 1, 1, 1), beta - mean * scale, 1, 1)
+
+
+def time_fx(nodes):
+    blocks = max(1, (nodes - 2 + 7) // 8)
+    gm = chain(blocks)
+    count = len(gm.graph.nodes)
+    start = time.perf_counter()
+    matches = subgraph_rewriter.replace_pattern(gm, pattern, replacement)
+    seconds = time.perf_counter() - start
+    if len(matches) != blocks:
+        sys.exit(f"torch.fx replaced {len(matches)} of {blocks} blocks")
+    return count, seconds
+
+
+def run_graft(binary, sizes, repeat):
+    cmd = [binary, "--sizes", ",".join(map(str, sizes)), "--rules", "1,10,100", "--mode", "both",
+           "--repeat", str(repeat), "--json"]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default="10000,100000,1000000")
+    parser.add_argument("--fx-max-nodes", type=int, default=30000,
+                        help="largest graph torch.fx is run on (it needs minutes beyond)")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--binary", default="build/bin/rewrite_bench")
+    parser.add_argument("--json", help="also write the figures here")
+    args = parser.parse_args()
+    if not os.path.exists(args.binary):
+        sys.exit(f"{args.binary} not found: cmake --build build --target rewrite_bench")
+    sizes = [int(s) for s in args.sizes.split(",")]
+    torch.set_num_threads(1)
+    # torch.fx's cycle check recurses once per node of the chain.
+    sys.setrecursionlimit(10_000_000)
+    threading.stack_size(1 << 30)
+
+    graft = run_graft(args.binary, sizes, args.repeat)
+    runs = {(r["mode"], r["nodes"], r["rules"]): r for r in graft["runs"]}
+    fx = {}
+
+    def run_fx():
+        for n in sizes:
+            if n <= args.fx_max_nodes:
+                fx[n] = time_fx(n)
+
+    worker = threading.Thread(target=run_fx)  # a thread, for the big stack
+    worker.start()
+    worker.join()
+
+    print(f"torch {torch.__version__}; graft rewrite_graph best of {args.repeat}; one thread\n")
+    print(f"{'nodes':>9} {'rules':>5} {'fold s':>9} {'nofold s':>9} {'nodes/s fold':>13} "
+          f"{'t(N)/t(1) fold':>15} {'torch.fx s':>11} {'fx / graft nofold':>18}")
+    rows = []
+    for (mode, nodes, rules), r in sorted(runs.items(), key=lambda kv: (kv[0][1], kv[0][2])):
+        if mode != "fold":
+            continue
+        nofold = runs[("nofold", nodes, rules)]
+        fx_s = ""
+        ratio = ""
+        row = {"nodes": nodes, "rules": rules, "fold_seconds": r["seconds"],
+               "nofold_seconds": nofold["seconds"], "fold_cpu_seconds": r["cpu_seconds"],
+               "nodes_per_s_fold": r["nodes_per_s"], "ratio_to_1_rule_fold": r["ratio_to_1_rule"],
+               "ratio_to_1_rule_nofold": nofold["ratio_to_1_rule"]}
+        for fx_n, (fx_count, fx_seconds) in fx.items():
+            if rules == 1 and abs(fx_count - nodes) <= 8:
+                fx_s = f"{fx_seconds:.3f}"
+                ratio = f"{fx_seconds / nofold['seconds']:.0f}x"
+                row["torch_fx_seconds"] = fx_seconds
+                row["torch_fx_over_graft_nofold"] = fx_seconds / nofold["seconds"]
+                row["torch_fx_over_graft_fold"] = fx_seconds / r["seconds"]
+        rows.append(row)
+        print(f"{nodes:>9} {rules:>5} {r['seconds']:>9.4f} {nofold['seconds']:>9.4f} "
+              f"{r['nodes_per_s']:>13.0f} {r['ratio_to_1_rule']:>15.2f} {fx_s:>11} {ratio:>18}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"torch": torch.__version__, "rows": rows, "graft": graft}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
