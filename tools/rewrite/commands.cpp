@@ -10,6 +10,8 @@ const std::vector<Command>& commands() {
       {"ops", "list the ops of the registry with their signatures", setup_ops},
       {"check", "parse and check .rules files; print a summary of rules, phases and tests",
        setup_check},
+      {"test", "run the test blocks of .rules files and report each test's expectations",
+       setup_test},
       {"run", "run a model on the oneDNN runtime and print (or save) its outputs", setup_run},
       {"bench", "benchmark a model on the runtime: latency percentiles, throughput, peak RSS",
        setup_bench},

@@ -1,0 +1,40 @@
+// Numerical equivalence of two graphs: compile both on the runtime, run them on the same
+// random inputs and compare every output within numpy.allclose tolerances. Rule tests use it to
+// check that a rewrite kept what a graph computes (docs/testing-rules.md).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "engine/graph.h"
+#include "engine/support/diagnostics.h"
+
+namespace graft::runtime {
+
+struct EquivalenceOptions {
+  double rtol = 1e-4;  // |actual - expected| <= atol + rtol * |expected|, element-wise
+  double atol = 1e-5;
+  int trials = 1;     // runs, each on fresh random inputs
+  uint64_t seed = 0;  // the inputs of trial t, input i come from seed, t and i
+};
+
+struct EquivalenceReport {
+  bool equivalent = true;
+  /// When not equivalent: the trial, output and element that differ most, both values, and
+  /// the tolerance ("output 0 [0, 2, 3, 1]: expected 1.2345, got 0.7123 (max |diff| 0.52 > …)").
+  std::string message;
+  double max_abs_diff = 0;  // over every trial and output
+};
+
+/// Runs `expected` and `actual` (same inputs: count, order, shapes) on random inputs uniform in
+/// [-1, 1). Returns nullopt after reporting to `diags` when either graph cannot be compiled or
+/// run (an op without a kernel, a non-float32 tensor) or their inputs or outputs differ in
+/// number or shape; `what` names the graphs in those messages.
+[[nodiscard]] std::optional<EquivalenceReport> check_equivalence(const Graph& expected,
+                                                                 const Graph& actual,
+                                                                 const EquivalenceOptions& options,
+                                                                 DiagnosticEngine& diags,
+                                                                 const std::string& what = "graph");
+
+}  // namespace graft::runtime
