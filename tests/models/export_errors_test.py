@@ -1,0 +1,139 @@
+#!/usr/bin/python3
+"""export_fx.py's refusals, one CTest test per case:
+
+    export_errors_test.py SOURCE_DIR WORK_DIR CASE
+
+Each case runs the exporter on a model of bad_models.py (or a bad output path) and checks
+exit code 1, the message, that no Python traceback is printed, and that nothing is written:
+no output directory, an earlier export left byte for byte as it was, no staging directory
+left behind.
+"""
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+
+
+def fail(message):
+    sys.exit("export_errors_test.py: FAIL: " + message)
+
+
+class Case:
+    def __init__(self, source_dir, work):
+        self.src = source_dir
+        self.work = work
+        self.models = os.path.join(source_dir, "tests", "models", "bad_models.py")
+
+    def export(self, factory, out, *extra):
+        command = [sys.executable, os.path.join(self.src, "tools", "export_fx.py"),
+                   "%s:%s" % (self.models, factory), "-o", out] + list(extra)
+        print("+ " + " ".join(command))
+        result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+        print(result.stdout + result.stderr)
+        return result
+
+    def expect_refused(self, result, *needles):
+        if result.returncode != 1:
+            fail("expected exit code 1, got %d" % result.returncode)
+        if "Traceback" in result.stderr:
+            fail("a traceback was printed")
+        if not result.stderr.startswith("export_fx.py: error: "):
+            fail("stderr does not start with 'export_fx.py: error: '")
+        for needle in needles:
+            if needle not in result.stderr:
+                fail("the message lacks %r" % needle)
+        leftovers = [f for f in os.listdir(self.work) if ".export-" in f]
+        if leftovers:
+            fail("staging directories left behind: %s" % leftovers)
+
+    def expect_absent(self, path):
+        if os.path.exists(path):
+            fail("'%s' was created" % path)
+
+
+def digest(directory):
+    result = {}
+    for name in sorted(os.listdir(directory)):
+        with open(os.path.join(directory, name), "rb") as f:
+            result[name] = hashlib.sha256(f.read()).hexdigest()
+    return result
+
+
+def case_not_traceable(c):
+    out = os.path.join(c.work, "out")
+    r = c.export("data_dependent_branch", out)
+    c.expect_refused(r, "torch.fx cannot trace DataDependentBranch",
+                     "symbolically traced variables cannot be used as inputs to control flow",
+                     "bad_models.py:", "in forward: if y.sum() > 0:",
+                     "control flow that depends on tensor values")
+    c.expect_absent(out)
+
+
+def case_float64_weights(c):
+    out = os.path.join(c.work, "out")
+    r = c.export("float64_weights", out)
+    c.expect_refused(r, "graft models hold float32 weights", "are float64",
+                     "'fc1.weight' (float64)", "model.float()")
+    c.expect_absent(out)
+
+
+def case_unsupported_ops(c):
+    out = os.path.join(c.work, "out")
+    r = c.export("unsupported_ops", out)
+    c.expect_refused(r, "6 nodes of the traced graph cannot be converted",
+                     "conv       call_module 'conv' (torch.nn.modules.conv.Conv1d)",
+                     "pad        call_function torch.nn.functional.pad",
+                     "chunk      call_method 'chunk'", "getitem_1  call_function operator.getitem",
+                     "cumsum     call_function torch.cumsum")
+    c.expect_absent(out)
+
+
+def case_output_is_file(c):
+    out = os.path.join(c.work, "model.json")
+    with open(out, "w") as f:
+        f.write("not a directory\n")
+    r = c.export("small_cnn", out)
+    c.expect_refused(r, "output directory '%s' exists and is not a directory" % out)
+    with open(out) as f:
+        if f.read() != "not a directory\n":
+            fail("the file was changed")
+    r = c.export("small_cnn", os.path.join(out, "sub"))
+    c.expect_refused(r, "is not a directory")
+
+
+def case_failure_keeps_previous_export(c):
+    out = os.path.join(c.work, "out")
+    r = c.export("small_cnn", out, "--reference")
+    if r.returncode != 0:
+        fail("exporting small_cnn failed")
+    before = digest(out)
+    if sorted(before) != ["input_x.npy", "model.json", "model.safetensors", "output_0.npy",
+                          "reference.json"]:
+        fail("unexpected files %s" % sorted(before))
+    for factory in ("data_dependent_branch", "float64_weights", "unsupported_ops"):
+        c.expect_refused(c.export(factory, out, "--reference"))
+        if digest(out) != before:
+            fail("a refused export changed the previous one")
+
+
+CASES = {
+    "not-traceable": case_not_traceable,
+    "float64-weights": case_float64_weights,
+    "unsupported-ops": case_unsupported_ops,
+    "output-is-file": case_output_is_file,
+    "failure-keeps-previous-export": case_failure_keeps_previous_export,
+}
+
+
+def main():
+    source_dir, work, case = sys.argv[1:4]
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    CASES[case](Case(source_dir, work))
+    print("export_errors_test.py: %s: ok" % case)
+
+
+if __name__ == "__main__":
+    main()

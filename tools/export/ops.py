@@ -1,0 +1,490 @@
+"""The normalisation table: how each torch call an fx graph can hold becomes a call of graft's
+op registry (docs/ops.md).
+
+fx records three kinds of calls; each has a table here:
+  FUNCTIONS  call_function targets: torch.*, torch.nn.functional.*, Python operators, and
+             torchvision's fx-wrapped stochastic_depth
+  METHODS    call_method targets: Tensor methods by name (x.view(...), x.softmax(-1))
+  MODULES    call_module targets: torch.nn leaf modules by class; their parameters become
+             get_attr nodes named by their qualified name (layer1.0.conv1.weight)
+
+A converter is a Python function with torch's own parameter names and defaults, so Python
+binds fx's args and kwargs exactly as torch would. It receives the converter context `cx`
+first (and the module for MODULES), and returns `cx.call(op, operands, **attributes)` or, for
+an op that is the identity at inference (Identity, eval-mode stochastic depth, .float() on a
+float32 tensor), its input. It raises Unsupported for a call it cannot express; the exporter
+collects those and reports them together.
+
+Operands that lead the registry's signature go positionally, in its order; attributes (and
+operands after an attribute, such as layer_norm's weight) go by keyword, by the registry's
+names. `None` keywords are left out: every registry parameter that may be None defaults to
+None.
+"""
+import operator
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from .common import BatchDependent, Ref, Unsupported
+
+# ** helpers **
+
+
+def _tensor(value, what):
+    if not isinstance(value, Ref):
+        raise Unsupported("%s must be a tensor computed by the graph, got %r" % (what, value))
+    return value
+
+
+def _int(value, what):
+    if isinstance(value, BatchDependent):
+        raise Unsupported("%s depends on the batch size (%d at batch B, %d at B + 1); export "
+                          "with --static-batch" % (what, value.small, value.large))
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise Unsupported("%s must be an int, got %r" % (what, value))
+    return value
+
+
+def _ints(value, what, n=None):
+    """An int or a sequence of ints as a list; a single int is repeated n times."""
+    if isinstance(value, (tuple, list)):
+        result = [_int(v, what) for v in value]
+    else:
+        result = [_int(value, what)] * (n or 1)
+    if n is not None and len(result) != n:
+        raise Unsupported("%s must have %d values, got %r" % (what, n, value))
+    return result
+
+
+def _dims(value, what):
+    """dim arguments: None, an int or a sequence of ints (registry type int[]?)."""
+    if value is None:
+        return None
+    return _ints(value, what)
+
+
+def _shape(value, what="shape"):
+    """A reshape target. A size computed from the batch (x.size(0)) becomes the one -1, which
+    is exact: the element count fixes the single unknown dim."""
+    if isinstance(value, (tuple, list)) and len(value) == 1 and isinstance(value[0], (tuple, list)):
+        value = value[0]  # x.view((a, b)) as well as x.view(a, b)
+    if not isinstance(value, (tuple, list)):
+        value = [value]
+    dependent = [i for i, v in enumerate(value) if isinstance(v, BatchDependent)]
+    result = [v if isinstance(v, BatchDependent) else _int(v, what) for v in value]
+    if dependent:
+        if len(dependent) > 1 or -1 in result:
+            raise Unsupported("%s %r has more than one size that depends on the batch size; "
+                              "export with --static-batch" % (what, value))
+        result[dependent[0]] = -1
+    return result
+
+
+def _pool_stride(stride):
+    # torch's stride=None (and []) means "the kernel size", which is the registry's default.
+    if stride is None or (isinstance(stride, (tuple, list)) and len(stride) == 0):
+        return None
+    return _ints(stride, "stride", 2)
+
+
+def _output_size(cx, input, output_size):
+    """adaptive pooling's output_size; a None entry keeps the input's size."""
+    sizes = list(output_size) if isinstance(output_size, (tuple, list)) else [output_size] * 2
+    if len(sizes) != 2:
+        raise Unsupported("output_size must have 2 values, got %r" % (output_size,))
+    shape = cx.shape(input)
+    return [shape[len(shape) - 2 + i] if s is None else _int(s, "output_size")
+            for i, s in enumerate(sizes)]
+
+
+def _conv_padding(cx, weight, padding, dilation):
+    if not isinstance(padding, str):
+        return _ints(padding, "padding", 2)
+    if padding == "valid":
+        return [0, 0]
+    if padding == "same":
+        kernel = cx.shape(weight)[2:]
+        result = []
+        for k, d in zip(kernel, dilation):
+            total = d * (k - 1)
+            if total % 2:
+                raise Unsupported("padding='same' with kernel %r and dilation %r pads one side "
+                                  "more than the other, which conv2d's symmetric padding cannot "
+                                  "express" % (list(kernel), dilation))
+            result.append(total // 2)
+        return result
+    raise Unsupported("unknown padding %r" % padding)
+
+
+def _no_dtype(dtype):
+    if dtype is not None:
+        raise Unsupported("dtype=%r: a cast inside the op is not supported" % (dtype,))
+
+
+# ** convolution, linear, normalisation **
+
+
+def conv2d(cx, input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    if len(cx.shape(weight)) != 4:
+        raise Unsupported("only 2-D convolution is supported (weight shape %r)"
+                          % (list(cx.shape(weight)),))
+    dilation = _ints(dilation, "dilation", 2)
+    return cx.call("conv2d", [_tensor(input, "input"), _tensor(weight, "weight"), bias],
+                   stride=_ints(stride, "stride", 2),
+                   padding=_conv_padding(cx, weight, padding, dilation),
+                   dilation=dilation, groups=_int(groups, "groups"))
+
+
+def linear(cx, input, weight, bias=None):
+    return cx.call("linear", [_tensor(input, "input"), _tensor(weight, "weight"), bias])
+
+
+def batch_norm(cx, input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-05):
+    if training:
+        raise Unsupported("batch_norm with training=True normalises with the batch's own "
+                          "statistics; export the model in eval mode with running statistics")
+    if running_mean is None or running_var is None:
+        raise Unsupported("batch_norm without running statistics (track_running_stats=False)")
+    return cx.call("batch_norm", [input, running_mean, running_var, weight, bias], eps=eps)
+
+
+def layer_norm(cx, input, normalized_shape, weight=None, bias=None, eps=1e-05):
+    # weight and bias follow the attribute normalized_shape, so they go by keyword.
+    return cx.call("layer_norm", [input],
+                   normalized_shape=_ints(normalized_shape, "normalized_shape"), weight=weight,
+                   bias=bias, eps=eps)
+
+
+def _softmax(op):
+    def convert(cx, input, dim=None, _stacklevel=3, dtype=None):
+        if dim is None:
+            raise Unsupported("%s without dim (torch's implicit dim is deprecated)" % op)
+        _no_dtype(dtype)
+        return cx.call(op, [input], dim=_int(dim, "dim"))
+    return convert
+
+
+# ** activations **
+
+
+def _unary(op):
+    def convert(cx, input, inplace=False):
+        return cx.call(op, [input])
+    return convert
+
+
+def hardtanh(cx, input, min_val=-1.0, max_val=1.0, inplace=False):
+    return cx.call("hardtanh", [input], min_val=float(min_val), max_val=float(max_val))
+
+
+def leaky_relu(cx, input, negative_slope=0.01, inplace=False):
+    return cx.call("leaky_relu", [input], negative_slope=float(negative_slope))
+
+
+def elu(cx, input, alpha=1.0, inplace=False):
+    return cx.call("elu", [input], alpha=float(alpha))
+
+
+def gelu(cx, input, approximate="none"):
+    return cx.call("gelu", [input], approximate=approximate)
+
+
+def softplus(cx, input, beta=1, threshold=20):
+    return cx.call("softplus", [input], beta=float(beta), threshold=float(threshold))
+
+
+def clamp(cx, input, min=None, max=None):
+    if isinstance(min, Ref) or isinstance(max, Ref):
+        raise Unsupported("clamp with tensor bounds")
+    return cx.call("clamp", [input], min=min, max=max)
+
+
+def dropout(cx, input, p=0.5, training=True, inplace=False):
+    if training:
+        raise Unsupported("dropout with training=True is random (F.dropout's default is "
+                          "training=True; pass training=self.training)")
+    return cx.call("dropout", [input], p=float(p), training=False)
+
+
+def stochastic_depth(cx, input, p, mode, training=True):
+    # torchvision.ops.stochastic_depth returns its input unchanged when not training.
+    if training and p != 0.0:
+        raise Unsupported("stochastic_depth with training=True is random")
+    return input
+
+
+# ** pooling **
+
+
+def max_pool2d(cx, input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    if return_indices:
+        raise Unsupported("max_pool2d with return_indices=True")
+    return cx.call("max_pool2d", [input], kernel_size=_ints(kernel_size, "kernel_size", 2),
+                   stride=_pool_stride(stride), padding=_ints(padding, "padding", 2),
+                   dilation=_ints(dilation, "dilation", 2), ceil_mode=bool(ceil_mode))
+
+
+def avg_pool2d(cx, input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    return cx.call("avg_pool2d", [input], kernel_size=_ints(kernel_size, "kernel_size", 2),
+                   stride=_pool_stride(stride), padding=_ints(padding, "padding", 2),
+                   ceil_mode=bool(ceil_mode), count_include_pad=bool(count_include_pad),
+                   divisor_override=divisor_override)
+
+
+def adaptive_avg_pool2d(cx, input, output_size):
+    return cx.call("adaptive_avg_pool2d", [input],
+                   output_size=_output_size(cx, input, output_size))
+
+
+def adaptive_max_pool2d(cx, input, output_size, return_indices=False):
+    if return_indices:
+        raise Unsupported("adaptive_max_pool2d with return_indices=True")
+    return cx.call("adaptive_max_pool2d", [input],
+                   output_size=_output_size(cx, input, output_size))
+
+
+# ** arithmetic **
+
+
+def _binary(op):
+    def convert(cx, input, other):
+        return cx.call(op, [input, other])
+    return convert
+
+
+def _binary_alpha(op):
+    def convert(cx, input, other, alpha=1):
+        return cx.call(op, [input, other], alpha=None if alpha == 1 else alpha)
+    return convert
+
+
+def div(cx, input, other, rounding_mode=None):
+    return cx.call("div", [input, other], rounding_mode=rounding_mode)
+
+
+def floordiv(cx, input, other):
+    return cx.call("div", [input, other], rounding_mode="floor")
+
+
+def pow_(cx, input, exponent):
+    return cx.call("pow", [input, exponent])
+
+
+def _reduction(op):
+    def convert(cx, input, dim=None, keepdim=False, dtype=None):
+        _no_dtype(dtype)
+        return cx.call(op, [input], dim=_dims(dim, "dim"), keepdim=bool(keepdim))
+    return convert
+
+
+def amax(cx, input, dim=(), keepdim=False):
+    return cx.call("amax", [input], dim=_dims(dim, "dim") or [], keepdim=bool(keepdim))
+
+
+# ** shapes **
+
+
+def flatten(cx, input, start_dim=0, end_dim=-1):
+    return cx.call("flatten", [input], start_dim=_int(start_dim, "start_dim"),
+                   end_dim=_int(end_dim, "end_dim"))
+
+
+def reshape(cx, input, shape):
+    return cx.call("reshape", [input], shape=_shape(shape))
+
+
+def permute(cx, input, dims):
+    return cx.call("permute", [input], dims=_ints(dims, "dims"))
+
+
+def transpose(cx, input, dim0, dim1):
+    return cx.call("transpose", [input], dim0=_int(dim0, "dim0"), dim1=_int(dim1, "dim1"))
+
+
+def unsqueeze(cx, input, dim):
+    return cx.call("unsqueeze", [input], dim=_int(dim, "dim"))
+
+
+def squeeze(cx, input, dim=None):
+    return cx.call("squeeze", [input], dim=None if dim is None else _int(dim, "dim"))
+
+
+def cat(cx, tensors, dim=0):
+    return cx.call("cat", [[_tensor(t, "each of cat's tensors") for t in tensors]],
+                   dim=_int(dim, "dim"))
+
+
+def _same_op(op):
+    def convert(cx, input, memory_format=None):
+        return cx.call(op, [input])
+    return convert
+
+
+# ** Tensor methods whose torch signature differs from the function's **
+
+
+def method_view(cx, self, *shape):
+    return reshape(cx, self, shape)
+
+
+def method_permute(cx, self, *dims):
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+        dims = dims[0]
+    return permute(cx, self, dims)
+
+
+def method_flatten(cx, self, start_dim=0, end_dim=-1):
+    return flatten(cx, self, start_dim, end_dim)
+
+
+def method_cast(cx, self, *args, **kwargs):
+    # .float(), .to(torch.float32), .type_as(y), .detach(): the identity when the result is
+    # float32 like the input; the exporter has checked the result's dtype already.
+    if cx.dtype(self) != torch.float32:
+        raise Unsupported("a cast from %s" % cx.dtype(self))
+    return self
+
+
+FUNCTIONS = {
+    # torch.nn.functional
+    F.conv2d: conv2d, F.linear: linear, F.batch_norm: batch_norm, F.layer_norm: layer_norm,
+    F.softmax: _softmax("softmax"), F.log_softmax: _softmax("log_softmax"),
+    F.relu: _unary("relu"), F.relu6: _unary("relu6"), F.hardtanh: hardtanh,
+    F.leaky_relu: leaky_relu, F.elu: elu, F.hardswish: _unary("hardswish"),
+    F.hardsigmoid: _unary("hardsigmoid"), F.silu: _unary("silu"), F.sigmoid: _unary("sigmoid"),
+    F.gelu: gelu, F.tanh: _unary("tanh"), F.softplus: softplus, F.dropout: dropout,
+    F.max_pool2d: max_pool2d, F.avg_pool2d: avg_pool2d, F.adaptive_avg_pool2d:
+    adaptive_avg_pool2d, F.adaptive_max_pool2d: adaptive_max_pool2d,
+    # torch.*
+    torch.conv2d: conv2d, torch.relu: _unary("relu"), torch.sigmoid: _unary("sigmoid"),
+    torch.tanh: _unary("tanh"), torch.sqrt: _unary("sqrt"), torch.rsqrt: _unary("rsqrt"),
+    torch.exp: _unary("exp"), torch.log: _unary("log"), torch.neg: _unary("neg"),
+    torch.reciprocal: _unary("reciprocal"), torch.abs: _unary("abs"), torch.erf: _unary("erf"),
+    torch.clamp: clamp, torch.clip: clamp, torch.softmax: _softmax("softmax"),
+    torch.log_softmax: _softmax("log_softmax"),
+    torch.add: _binary_alpha("add"), torch.sub: _binary_alpha("sub"), torch.mul: _binary("mul"),
+    torch.div: div, torch.true_divide: _binary("div"), torch.pow: pow_,
+    torch.maximum: _binary("maximum"), torch.minimum: _binary("minimum"),
+    torch.matmul: _binary("matmul"), torch.bmm: _binary("matmul"), torch.mm: _binary("matmul"),
+    torch.mean: _reduction("mean"), torch.sum: _reduction("sum"), torch.amax: amax,
+    torch.flatten: flatten, torch.reshape: reshape, torch.permute: permute,
+    torch.transpose: transpose, torch.unsqueeze: unsqueeze, torch.squeeze: squeeze,
+    torch.cat: cat, torch.concat: cat,
+    # Python operators, as fx records `a + b`, `x @ w`, `-x`
+    operator.add: _binary("add"), operator.sub: _binary("sub"), operator.mul: _binary("mul"),
+    operator.truediv: _binary("div"), operator.floordiv: floordiv, operator.pow: pow_,
+    operator.matmul: _binary("matmul"), operator.neg: _unary("neg"),
+}
+
+try:  # torchvision's StochasticDepth calls this fx-wrapped function (efficientnet)
+    from torchvision.ops.stochastic_depth import stochastic_depth as _tv_stochastic_depth
+    FUNCTIONS[_tv_stochastic_depth] = stochastic_depth
+except ImportError:  # pragma: no cover - torchvision is optional for user models
+    pass
+
+METHODS = {
+    "relu": _unary("relu"), "sigmoid": _unary("sigmoid"), "tanh": _unary("tanh"),
+    "sqrt": _unary("sqrt"), "rsqrt": _unary("rsqrt"), "exp": _unary("exp"),
+    "log": _unary("log"), "neg": _unary("neg"), "reciprocal": _unary("reciprocal"),
+    "abs": _unary("abs"), "erf": _unary("erf"), "clamp": clamp, "clip": clamp,
+    "softmax": _softmax("softmax"), "log_softmax": _softmax("log_softmax"),
+    "add": _binary_alpha("add"), "sub": _binary_alpha("sub"), "mul": _binary("mul"),
+    "div": div, "pow": pow_, "matmul": _binary("matmul"), "bmm": _binary("matmul"),
+    "maximum": _binary("maximum"), "minimum": _binary("minimum"),
+    "mean": _reduction("mean"), "sum": _reduction("sum"), "amax": amax,
+    "view": method_view, "reshape": method_view, "permute": method_permute,
+    "transpose": transpose, "flatten": method_flatten, "unsqueeze": unsqueeze,
+    "squeeze": squeeze, "contiguous": _same_op("contiguous"), "clone": _same_op("clone"),
+    "float": method_cast, "to": method_cast, "type_as": method_cast, "detach": method_cast,
+}
+
+# Calls that return a Python value computed from shapes only; the exporter folds them into
+# constants (and tracks which depend on the batch size).
+SHAPE_QUERY_METHODS = {"size", "dim", "ndimension", "numel", "nelement"}
+SHAPE_QUERY_ATTRS = {"shape", "ndim"}
+
+
+# ** modules **
+
+
+def module_conv2d(cx, m, input):
+    if m.padding_mode != "zeros":
+        raise Unsupported("Conv2d with padding_mode=%r" % m.padding_mode)
+    return conv2d(cx, input, cx.param(m, "weight"), cx.param(m, "bias"), m.stride, m.padding,
+                  m.dilation, m.groups)
+
+
+def module_batch_norm(cx, m, input):
+    if m.training:
+        raise Unsupported("BatchNorm in training mode; call model.eval() before exporting")
+    if not m.track_running_stats or m.running_mean is None:
+        raise Unsupported("BatchNorm with track_running_stats=False normalises with the "
+                          "batch's own statistics")
+    return batch_norm(cx, input, cx.param(m, "running_mean"), cx.param(m, "running_var"),
+                      cx.param(m, "weight"), cx.param(m, "bias"), False, m.momentum, m.eps)
+
+
+def module_layer_norm(cx, m, input):
+    return layer_norm(cx, input, list(m.normalized_shape), cx.param(m, "weight"),
+                      cx.param(m, "bias"), m.eps)
+
+
+def module_linear(cx, m, input):
+    return linear(cx, input, cx.param(m, "weight"), cx.param(m, "bias"))
+
+
+def module_dropout(cx, m, input):
+    if m.training:
+        raise Unsupported("Dropout in training mode; call model.eval() before exporting")
+    return dropout(cx, input, m.p, False)
+
+
+def _module_unary(op):
+    def convert(cx, m, input):
+        return cx.call(op, [input])
+    return convert
+
+
+MODULES = {
+    nn.Conv2d: module_conv2d,
+    nn.BatchNorm1d: module_batch_norm, nn.BatchNorm2d: module_batch_norm,
+    nn.LayerNorm: module_layer_norm,
+    nn.Linear: module_linear,
+    nn.Identity: lambda cx, m, input: input,
+    nn.Dropout: module_dropout, nn.Dropout1d: module_dropout, nn.Dropout2d: module_dropout,
+    nn.Dropout3d: module_dropout, nn.AlphaDropout: module_dropout,
+    nn.Flatten: lambda cx, m, input: flatten(cx, input, m.start_dim, m.end_dim),
+    nn.ReLU: _module_unary("relu"), nn.ReLU6: _module_unary("relu6"),
+    nn.Hardtanh: lambda cx, m, input: hardtanh(cx, input, m.min_val, m.max_val),
+    nn.LeakyReLU: lambda cx, m, input: leaky_relu(cx, input, m.negative_slope),
+    nn.ELU: lambda cx, m, input: elu(cx, input, m.alpha),
+    nn.Hardswish: _module_unary("hardswish"), nn.Hardsigmoid: _module_unary("hardsigmoid"),
+    nn.SiLU: _module_unary("silu"), nn.Sigmoid: _module_unary("sigmoid"),
+    nn.GELU: lambda cx, m, input: gelu(cx, input, m.approximate),
+    nn.Tanh: _module_unary("tanh"),
+    nn.Softplus: lambda cx, m, input: softplus(cx, input, m.beta, m.threshold),
+    nn.Softmax: lambda cx, m, input: _softmax("softmax")(cx, input, m.dim),
+    nn.LogSoftmax: lambda cx, m, input: _softmax("log_softmax")(cx, input, m.dim),
+    nn.MaxPool2d: lambda cx, m, input: max_pool2d(cx, input, m.kernel_size, m.stride,
+                                                  m.padding, m.dilation, m.ceil_mode,
+                                                  m.return_indices),
+    nn.AvgPool2d: lambda cx, m, input: avg_pool2d(cx, input, m.kernel_size, m.stride,
+                                                  m.padding, m.ceil_mode, m.count_include_pad,
+                                                  m.divisor_override),
+    nn.AdaptiveAvgPool2d: lambda cx, m, input: adaptive_avg_pool2d(cx, input, m.output_size),
+    nn.AdaptiveMaxPool2d: lambda cx, m, input: adaptive_max_pool2d(cx, input, m.output_size,
+                                                                   m.return_indices),
+}
+
+
+def module_converter(module):
+    """The converter of a leaf module: its exact class, else the nearest base class that is a
+    torch.nn class (ReLU6 is a Hardtanh, but has its own row)."""
+    for cls in type(module).__mro__:
+        if cls in MODULES:
+            return MODULES[cls]
+    return None

@@ -1,0 +1,96 @@
+#!/usr/bin/python3
+"""Exports a PyTorch model to graft's format (model.json + model.safetensors) through torch.fx.
+
+    export_fx.py torchvision:resnet18 -o out/resnet18 --batch 1 --reference
+    export_fx.py mypkg.models:make_net -o out/net --input-shape 3,32,32
+    export_fx.py path/to/net.py:make_net -o out/net
+
+The model is built after torch.manual_seed(--seed) and exported in eval mode; torchvision
+models get weights=None. --reference also writes the input (input_<name>.npy, seeded
+standard-normal) and PyTorch's eager outputs (output_<i>.npy) with reference.json, for
+`rewrite run --input NAME=FILE.npy -o out.npz` and tests/models/compare.py.
+
+From Python: `from export_fx import export` (see tools/export/__init__.py). docs/exporter.md
+has the details. Exit codes: 0 exported, 1 the model cannot be exported (the reason is
+printed; nothing is written), 2 usage error, 3 internal error.
+"""
+import argparse
+import os
+import sys
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from export import Converted, ExportError, convert, export  # noqa: E402,F401
+from export import models  # noqa: E402
+
+__all__ = ["export", "convert", "Converted", "ExportError"]
+
+
+def _shape(text):
+    try:
+        dims = tuple(int(d) for d in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected comma-separated ints such as 3,224,224, "
+                                         "got '%s'" % text)
+    if any(d <= 0 for d in dims):
+        raise argparse.ArgumentTypeError("dims must be positive, got '%s'" % text)
+    return dims
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        prog="export_fx.py", description="Export a torch.fx-traceable model to graft's format.")
+    parser.add_argument("model", help="torchvision:NAME, MODULE:FACTORY or FILE.py:FACTORY")
+    parser.add_argument("-o", "--output", required=True, help="output directory")
+    parser.add_argument("--batch", type=int, default=1,
+                        help="batch size of the example (and reference) inputs; default 1")
+    parser.add_argument("--input-shape", type=_shape, action="append", metavar="D,D,...",
+                        help="shape of an input without the batch dim (repeat for several "
+                             "inputs); default 3,224,224 for torchvision, else the module's "
+                             "input_shapes attribute")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of the model's initialisation and of the inputs; default 0")
+    parser.add_argument("--reference", action="store_true",
+                        help="also write the input and PyTorch's eager outputs as .npy files")
+    parser.add_argument("--static-batch", action="store_true",
+                        help="give the inputs a fixed batch dim instead of the symbol N")
+    parser.add_argument("--randomize-norm-stats", action="store_true",
+                        help="give every BatchNorm seeded random statistics, so that a wrong "
+                             "batch-norm fold shows in the numbers")
+    args = parser.parse_args(argv)
+    if args.batch <= 0:
+        parser.error("--batch must be positive")
+
+    try:
+        module, shapes = models.build(args.model, args.seed)
+        shapes = args.input_shape or shapes
+        if not shapes:
+            raise ExportError("%s has no input_shapes attribute; give --input-shape"
+                              % args.model)
+        if args.randomize_norm_stats:
+            models.randomize_norm_stats(module, args.seed)
+        inputs = models.example_inputs(shapes, args.batch, args.seed)
+        converted = export(module, inputs, args.output, reference=args.reference,
+                           dynamic_batch=not args.static_batch,
+                           metadata={"source": args.model, "seed": args.seed,
+                                     "example_batch": args.batch})
+    except ExportError as e:
+        print("export_fx.py: error: %s" % e, file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except Exception:  # noqa: BLE001 - a bug in the exporter: show where
+        traceback.print_exc()
+        print("export_fx.py: internal error: this is a bug in the exporter; please report it "
+              "with the command line", file=sys.stderr)
+        return 3
+    counts = sum(1 for n in converted.model["nodes"] if n["op"] == "call_function")
+    print("exported %s to %s: %d ops, %d tensors%s" % (
+        args.model, args.output, counts, len(converted.tensors),
+        ", batch N" if converted.dynamic else ", static batch %d" % args.batch))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
