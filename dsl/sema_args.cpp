@@ -341,6 +341,7 @@ std::optional<TensorType> Sema::infer(SourceRange range, const BoundCall& bound,
   if (s.infer == nullptr) return std::nullopt;
   InferInputs in;
   in.schema = &s;
+  std::vector<AttrValue> attrs;
   auto add_input = [&](const ValueResult& v) {
     if (v.kind == ValueKind::kNone) {
       in.operand_types.push_back(std::nullopt);
@@ -380,8 +381,9 @@ std::optional<TensorType> Sema::infer(SourceRange range, const BoundCall& bound,
       value = AttrValue{};
     }
     if (!value) return std::nullopt;
-    in.attrs.push_back(*value);
+    attrs.push_back(*value);
   }
+  in.attrs = attrs;
   std::string err;
   std::optional<TensorType> type = s.infer(in, &err);
   if (!type) error(range, "'" + s.name + "' rejects its inputs: " + err);

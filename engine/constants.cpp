@@ -22,9 +22,16 @@ ConstantTensor ConstantTensor::from_floats(Shape shape, const std::vector<float>
   return owned(DType::kFloat32, std::move(shape), std::move(bytes));
 }
 
-const ConstantTensor* ConstantStore::find(const std::string& name) const {
+const ConstantTensor* ConstantStore::find(std::string_view name) const {
   auto it = tensors_.find(name);
   return it == tensors_.end() ? nullptr : &it->second;
+}
+
+bool ConstantStore::erase(std::string_view name) {
+  auto it = tensors_.find(name);
+  if (it == tensors_.end()) return false;
+  tensors_.erase(it);
+  return true;
 }
 
 std::string ConstantStore::unique_name(const std::string& base) const {

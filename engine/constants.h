@@ -4,9 +4,10 @@
 #pragma once
 
 #include <cstddef>
-#include <map>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/shape.h"
@@ -28,19 +29,26 @@ struct ConstantTensor {
   static ConstantTensor from_floats(Shape shape, const std::vector<float>& values);
 };
 
-/// Name -> tensor, ordered by name so saved files are deterministic.
+/// Name -> tensor. Unordered (rewrites add a constant per fold, and lookups by long, similar
+/// names are hot); whoever needs an order sorts — the saver writes tensors sorted by name.
 class ConstantStore {
  public:
-  const ConstantTensor* find(const std::string& name) const;
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  using Map = std::unordered_map<std::string, ConstantTensor, NameHash, std::equal_to<>>;
+
+  const ConstantTensor* find(std::string_view name) const;
   void set(const std::string& name, ConstantTensor tensor) { tensors_[name] = std::move(tensor); }
-  bool erase(const std::string& name) { return tensors_.erase(name) > 0; }
-  bool contains(const std::string& name) const { return tensors_.count(name) > 0; }
-  const std::map<std::string, ConstantTensor>& all() const { return tensors_; }
+  bool erase(std::string_view name);
+  bool contains(std::string_view name) const { return tensors_.contains(name); }
+  const Map& all() const { return tensors_; }
   /// `base` if unused, otherwise `base_1`, `base_2`, …
   std::string unique_name(const std::string& base) const;
 
  private:
-  std::map<std::string, ConstantTensor> tensors_;
+  Map tensors_;
 };
 
 }  // namespace graft

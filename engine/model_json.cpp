@@ -396,6 +396,7 @@ class ModelLoader {
       if (weights_failed_) return nullptr;  // already reported with the weights file
       std::vector<std::string> names;
       for (const auto& [k, v] : graph_->constants().all()) names.push_back(k);
+      std::sort(names.begin(), names.end());  // the store is unordered; ties stay stable
       error(path + "/target", "no tensor named '" + target + "' in the weights" +
                                   did_you_mean(target, names));
       return nullptr;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -45,7 +46,7 @@ struct InferInputs {
   const struct OpSchema* schema = nullptr;
   std::vector<std::optional<TensorType>> operand_types;  // one per flattened input
   std::vector<std::optional<Scalar>> scalars;            // set where the input is a literal
-  std::vector<AttrValue> attrs;                          // one per schema attribute
+  std::span<const AttrValue> attrs;  // one per schema attribute; the caller owns them
   size_t variadic_begin = 0;                             // first input of the variadic operand
 
   const TensorType* type(size_t input) const {

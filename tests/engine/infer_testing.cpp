@@ -51,7 +51,7 @@ InferResult infer(const std::string& op, const std::vector<Arg>& args,
   REQUIRE(schema != nullptr);
   InferInputs in;
   in.schema = schema;
-  in.attrs = Graph::default_attrs(*schema);
+  std::vector<AttrValue> attr_values = Graph::default_attrs(*schema);
   for (const auto& [name, value] : attrs) {
     int index = schema->attr_index(name);
     INFO("attribute " << name);
@@ -61,8 +61,9 @@ InferResult infer(const std::string& op, const std::vector<Arg>& args,
         coerce_attr(schema->attrs[static_cast<size_t>(index)], value, &error);
     INFO(error);
     REQUIRE(coerced.has_value());
-    in.attrs[static_cast<size_t>(index)] = *coerced;
+    attr_values[static_cast<size_t>(index)] = *coerced;
   }
+  in.attrs = attr_values;
   in.variadic_begin = schema->has_variadic() ? schema->operands.size() - 1 : args.size();
   for (const Arg& arg : args) {
     in.operand_types.push_back(arg.type);
