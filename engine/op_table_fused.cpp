@@ -1,4 +1,4 @@
-// Fused ops: what the runtime's fusion rules (rules/std/runtime.rules) rewrite torch ops into,
+// Fused ops: what the runtime's fusion rules (rules/fuse_post_ops.rules) rewrite torch ops into,
 // e.g. a convolution with a post-op activation and a residual add. They are ordinary registry
 // ops so rules can produce them and the verifier and printers understand them; the runtime
 // executes each as one oneDNN primitive with post-ops.

@@ -39,6 +39,7 @@ Handler setup_dot(CLI::App& sub);
 Handler setup_ops(CLI::App& sub);
 Handler setup_check(CLI::App& sub);
 Handler setup_test(CLI::App& sub);
+Handler setup_verify(CLI::App& sub);
 Handler setup_run(CLI::App& sub);
 Handler setup_bench(CLI::App& sub);
 /// The main job on the top-level app: `rewrite MODEL -o OUT`.

@@ -1,0 +1,236 @@
+// The rule verifier. Each synthesised graph goes through the path a hand-written test takes:
+// its text becomes a `test` block of a small in-memory file that imports the rule's file and
+// applies the rule alone, so sema checks it, dsl/test_graph builds it (random params from a
+// seed), the rewrite driver applies the rule (constant folding and the verifier included), and
+// runtime/equivalence compares the graph before and after on random inputs. Only the verdict
+// differs from a test: a graph the rule does not match, or the runtime cannot run, is not a
+// failure but a graph not checked; a rule is skipped when no graph could be checked.
+#include "ruletest/rule_verifier.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "dsl/load.h"
+#include "dsl/lower.h"
+#include "dsl/test_graph.h"
+#include "engine/rewriter.h"
+#include "ruletest/graph_match.h"
+#include "ruletest/rule_synthesis.h"
+#include "ruletest/rule_test_runner.h"
+#include "runtime/equivalence.h"
+
+namespace graft::ruletest {
+namespace {
+
+constexpr const char* kVirtualFile = "rewrite-verify.rules";
+constexpr const char* kTestName = "rewrite_verify_synthesised";
+
+std::string quote(const std::string& path) {
+  std::string out = "\"";
+  for (char c : path) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string indent_lines(const std::string& text, const std::string& indent) {
+  std::string out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out += indent + line + "\n";
+  return out;
+}
+
+/// What became of one synthesised graph.
+struct GraphResult {
+  enum class Kind { kChecked, kFailed, kNotMatched, kNotRunnable, kNotBuilt };
+  Kind kind = Kind::kNotBuilt;
+  std::string detail;
+};
+
+class GraphCheck {
+ public:
+  GraphCheck(const dsl::CheckedRule& rule, const std::string& path, const VerifyOptions& options)
+      : rule_(rule), path_(std::filesystem::absolute(path).lexically_normal().string()),
+        options_(options) {}
+
+  GraphResult run(const SynthesizedGraph& graph, int index) {
+    std::string text = "import " + quote(path_) + "\ntest " + kTestName + " {\n" + graph.text +
+                       "\napply " + rule_.name + "\nexpect equivalent()\n}\n";
+    dsl::LoadOptions load;
+    load.read_file = [&](const std::string& p, std::string* error) -> std::optional<std::string> {
+      if (p == kVirtualFile) return text;
+      std::ifstream in(p, std::ios::binary);
+      if (!in) {
+        *error = "cannot open '" + p + "'";
+        return std::nullopt;
+      }
+      std::ostringstream content;
+      content << in.rdbuf();
+      return content.str();
+    };
+    SourceManager sources;
+    DiagnosticEngine diags(&sources);
+    std::optional<dsl::RuleFileSet> set = dsl::load_rule_files({kVirtualFile}, sources, diags, load);
+    const dsl::CheckedTest* test = nullptr;
+    if (set) {
+      for (const dsl::CheckedTest& t : set->tests()) {
+        if (t.name == kTestName) test = &t;
+      }
+    }
+    if (test == nullptr) {
+      return {GraphResult::Kind::kNotBuilt,
+              "the synthesised graph does not check:\n" + diags.render() + graph.text};
+    }
+    uint64_t seed = dsl::rule_test_seed(fmt::format("{}#{}", rule_.name, index), options_.seed);
+    std::optional<dsl::TestGraph> built = dsl::build_test_graph(*test->decl, seed, diags);
+    if (!built) {
+      return {GraphResult::Kind::kNotBuilt, "the synthesised graph cannot be built:\n" + diags.render()};
+    }
+    std::unique_ptr<Graph> before = built->graph->clone();
+    Graph& after = *built->graph;
+    std::vector<std::string> applied;
+    std::string header = fmt::format("graph {} (seed {:#x}):\n{}", index, seed,
+                                     indent_lines(graph.text, "  "));
+    if (!apply_plan(after, *set, test->plan, sources, diags, &applied)) {
+      return {GraphResult::Kind::kFailed,
+              "the rewrite failed on " + header + indent_lines(diags.render(), "  ")};
+    }
+    if (applied.empty()) return {GraphResult::Kind::kNotMatched, why_no_match(*before, *set, *test, sources, graph)};
+    runtime::EquivalenceOptions eq;
+    eq.rtol = options_.rtol;
+    eq.atol = options_.atol;
+    eq.trials = options_.trials;
+    eq.seed = seed;
+    std::optional<runtime::EquivalenceReport> report =
+        runtime::check_equivalence(*before, after, eq, diags, "the synthesised graph");
+    if (!report) {
+      return {GraphResult::Kind::kNotRunnable, "the runtime cannot run it: " + diags.render()};
+    }
+    if (!report->equivalent) {
+      return {GraphResult::Kind::kFailed,
+              fmt::format("counterexample: {}  rewritten ({}):\n{}  {}\n", header,
+                          fmt::join(applied, ", "), format_graph_compact(after, {}, "    "),
+                          report->message)};
+    }
+    return {GraphResult::Kind::kChecked, ""};
+  }
+
+ private:
+  /// The matcher's reason (as --explain gives it) for not rewriting at the pattern's anchor.
+  std::string why_no_match(const Graph& graph, const dsl::RuleFileSet& set,
+                           const dsl::CheckedTest& test, const SourceManager& sources,
+                           const SynthesizedGraph& synthesized) {
+    DiagnosticEngine diags(&sources);
+    std::optional<RuleSet> rules = dsl::lower_plan(set, test.plan, sources, diags);
+    std::string reason = "no reason given";
+    if (rules) {
+      CompiledRules compiled(*rules);
+      std::optional<Explanation> why =
+          explain_match(graph, compiled, rule_.name, synthesized.anchor, diags);
+      if (why) reason = why->reason;
+    }
+    return "the rule does not match the synthesised graph: " + reason;
+  }
+
+  const dsl::CheckedRule& rule_;
+  std::string path_;
+  const VerifyOptions& options_;
+};
+
+}  // namespace
+
+VerifyOutcome verify_rule(const dsl::CheckedRule& rule, const std::string& path,
+                          const VerifyOptions& options) {
+  VerifyOutcome out;
+  out.rule = rule.name;
+  out.location = rule.location;
+  GraphCheck check(rule, path, options);
+  int graphs = variants_worth_trying(rule, options.graphs);
+  std::vector<GraphResult> not_checked;
+  for (int i = 0; i < graphs; ++i) {
+    std::string why;
+    std::optional<SynthesizedGraph> graph = synthesize_graph(rule, i, &why);
+    GraphResult result = graph ? check.run(*graph, i)
+                               : GraphResult{GraphResult::Kind::kNotBuilt, "cannot instantiate: " + why};
+    if (result.kind == GraphResult::Kind::kChecked) {
+      ++out.checked;
+    } else if (result.kind == GraphResult::Kind::kFailed) {
+      out.verdict = Verdict::kFail;
+      out.detail = result.detail;
+      return out;  // one counterexample is enough
+    } else {
+      out.notes.push_back(fmt::format("graph {}: {}", i, result.detail));
+      not_checked.push_back(result);
+    }
+  }
+  if (out.checked > 0) {
+    out.verdict = Verdict::kPass;
+    return out;
+  }
+  // Nothing checked: the most telling reason (a rule that matches nothing over a graph that
+  // could not be built), with the count.
+  out.verdict = Verdict::kSkip;
+  for (GraphResult::Kind kind : {GraphResult::Kind::kNotRunnable, GraphResult::Kind::kNotMatched,
+                                 GraphResult::Kind::kNotBuilt}) {
+    auto it = std::find_if(not_checked.begin(), not_checked.end(),
+                           [&](const GraphResult& r) { return r.kind == kind; });
+    if (it != not_checked.end()) {
+      out.detail = it->detail;
+      break;
+    }
+  }
+  if (out.detail.rfind("cannot instantiate", 0) != 0) out.detail = "cannot instantiate: " + out.detail;
+  return out;
+}
+
+std::vector<std::pair<const dsl::CheckedRule*, std::string>> rules_in_files(
+    const dsl::RuleFileSet& set, const SourceManager& sources,
+    const std::vector<std::string>& paths) {
+  auto normal = [](const std::string& p) {
+    return std::filesystem::path(p).lexically_normal().generic_string();
+  };
+  std::vector<std::pair<const dsl::CheckedRule*, std::string>> out;
+  for (const dsl::CheckedRule& rule : set.rules()) {
+    std::string file = normal(sources.name(rule.decl->range.file));
+    for (const std::string& p : paths) {
+      if (normal(p) == file) out.emplace_back(&rule, p);
+    }
+  }
+  return out;
+}
+
+std::string format_verify_outcome(const VerifyOutcome& outcome, bool verbose) {
+  std::string out;
+  switch (outcome.verdict) {
+    case Verdict::kPass:
+      out = fmt::format("PASS {} ({}, {} graph{}{})\n", outcome.rule, outcome.location,
+                        outcome.checked, outcome.checked == 1 ? "" : "s",
+                        outcome.notes.empty() ? ""
+                                              : fmt::format("; {} not instantiated",
+                                                            outcome.notes.size()));
+      break;
+    case Verdict::kFail:
+      out = fmt::format("FAIL {} ({}): {}", outcome.rule, outcome.location,
+                        indent_lines(outcome.detail, "  ").substr(2));
+      break;
+    case Verdict::kSkip: {
+      std::string first_line = outcome.detail.substr(0, outcome.detail.find('\n'));
+      out = fmt::format("SKIP {} ({}): {}\n", outcome.rule, outcome.location, first_line);
+      if (first_line.size() < outcome.detail.size()) {
+        out += indent_lines(outcome.detail.substr(first_line.size() + 1), "  ");
+      }
+      break;
+    }
+  }
+  if (verbose) {
+    for (const std::string& note : outcome.notes) out += indent_lines(note, "  ");
+  }
+  return out;
+}
+
+}  // namespace graft::ruletest

@@ -1,0 +1,54 @@
+// Verification of rules without hand-written tests (`rewrite verify`): for each rule, graphs
+// synthesised from its pattern (rule_synthesis.h) are built as test graphs, rewritten by the
+// rule alone with the real driver, and run before and after on the runtime on random inputs.
+// A rule passes when it rewrote at least one graph and every rewritten graph kept its numbers;
+// it fails with a counterexample (the graph, its seed, the element that differs most); it is
+// skipped, with the reason, when no graph could be instantiated, matched and run.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dsl/rule_file_set.h"
+#include "engine/support/source_manager.h"
+
+namespace graft::ruletest {
+
+struct VerifyOptions {
+  uint64_t seed = 0;   // base seed of params and inputs; each graph derives its own
+  int graphs = 8;      // graphs to synthesise per rule (more when it has many alternatives)
+  int trials = 2;      // random inputs per graph
+  double rtol = 1e-4;  // numpy.allclose tolerances, as `expect equivalent`
+  double atol = 1e-5;
+};
+
+enum class Verdict { kPass, kFail, kSkip };
+
+struct VerifyOutcome {
+  std::string rule;
+  std::string location;  // "fuse.rules:12"
+  Verdict verdict = Verdict::kSkip;
+  int checked = 0;  // graphs the rule rewrote and that were run and compared
+  /// kFail: the counterexample or the rewrite error; kSkip: why nothing could be checked.
+  std::string detail;
+  /// Per graph that was not checked: why ("graph 3: the rule does not match: …"), for -v.
+  std::vector<std::string> notes;
+};
+
+/// Verifies `rule` of `set`, which was loaded from `path` (the file the synthesised test
+/// imports). Never fails as a whole: every problem is the rule's outcome.
+VerifyOutcome verify_rule(const dsl::CheckedRule& rule, const std::string& path,
+                          const VerifyOptions& options);
+
+/// The rules declared in the files named `paths` (not in the files they import), in order,
+/// each with the path of its file.
+std::vector<std::pair<const dsl::CheckedRule*, std::string>> rules_in_files(
+    const dsl::RuleFileSet& set, const SourceManager& sources,
+    const std::vector<std::string>& paths);
+
+/// `PASS rule (N graphs)`, `FAIL rule: …` with the counterexample, or `SKIP rule: …`; with
+/// `verbose`, the notes too.
+std::string format_verify_outcome(const VerifyOutcome& outcome, bool verbose);
+
+}  // namespace graft::ruletest

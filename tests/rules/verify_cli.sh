@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# `rewrite verify` end to end: usage: verify_cli.sh REWRITE SOURCE_DIR CASE
+#   wrong      a conv-bn fold without eps fails with a counterexample (exit 1), the correct fold
+#              passes, a rule the float32 graphs cannot match is skipped with the reason
+#   filter     --filter runs only the matching rules; a skip alone exits 0; --graphs, --seed
+#   usage      a bad flag is a usage error (exit 2)
+set -u
+rewrite=$1
+src=$2
+case_name=$3
+data=tests/rules/data/wrong_fold_bn.rules
+cd "$src" || exit 1
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+fail() { echo "FAILED: $*"; echo "--- output:"; cat "$out"; exit 1; }
+expect_line() { grep -qE "$1" "$out" || fail "no line matching '$1'"; }
+
+case $case_name in
+  wrong)
+    "$rewrite" verify "$data" >"$out" 2>&1
+    rc=$?
+    [ $rc -eq 1 ] || fail "exit code $rc, expected 1"
+    expect_line "^FAIL fold_bn_without_eps \\($data:5\\): counterexample: graph [0-9]+ \\(seed 0x[0-9a-f]+\\):"
+    expect_line "batch_norm\\(y, mean, var, gamma, beta, training=false, eps="
+    expect_line "output 0 at \\[.*\\]: expected .*, got .* \\(\\|diff\\| "
+    expect_line "^PASS fold_bn \\($data:20, [0-9]+ graphs"
+    expect_line "^SKIP relu_of_f16 \\($data:35\\): cannot instantiate: the rule does not match the synthesised graph: where dtype\\(x\\) == f16"
+    expect_line "^1 verified, 1 failed, 1 skipped$"
+    ;;
+  filter)
+    # A skipped rule does not fail the run; --graphs and --seed are taken.
+    "$rewrite" verify "$data" --filter relu_of >"$out" 2>&1
+    rc=$?
+    [ $rc -eq 0 ] || fail "exit code $rc, expected 0"
+    expect_line "^0 verified, 0 failed, 1 skipped$"
+    "$rewrite" verify rules/fold_bn.rules --filter linear --graphs 3 --seed 7 >"$out" 2>&1
+    rc=$?
+    [ $rc -eq 0 ] || fail "exit code $rc, expected 0"
+    expect_line "^PASS fold_linear_bn \\(rules/fold_bn.rules:[0-9]+, 3 graphs\\)$"
+    expect_line "^1 verified, 0 failed, 0 skipped$"
+    ;;
+  usage)
+    "$rewrite" verify "$data" --graphs 0 >"$out" 2>&1
+    rc=$?
+    [ $rc -eq 2 ] || fail "exit code $rc, expected 2"
+    ;;
+  *)
+    echo "unknown case '$case_name'"
+    exit 2
+    ;;
+esac
+echo "ok: $case_name"
