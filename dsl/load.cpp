@@ -76,8 +76,11 @@ std::optional<std::string> Loader::read(const std::string& path, const ast::Impo
   if (options_.read_file) {
     text = options_.read_file(path, &error);
   } else {
+    std::error_code ec;
     std::ifstream in(path, std::ios::binary);
-    if (in) {
+    if (std::filesystem::is_directory(path, ec)) {
+      error = "'" + path + "' is a directory, not a rule file";
+    } else if (in) {
       std::ostringstream content;
       content << in.rdbuf();
       text = content.str();
@@ -88,7 +91,10 @@ std::optional<std::string> Loader::read(const std::string& path, const ast::Impo
   if (!text) {
     diags_.error(via != nullptr ? DiagLocation::at(via->path->range) : DiagLocation::in_file(path),
                  error);
+    return text;
   }
+  // Editors on Windows start UTF-8 files with a byte-order mark; it is not part of the text.
+  if (text->starts_with("\xEF\xBB\xBF")) text->erase(0, 3);
   return text;
 }
 

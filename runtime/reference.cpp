@@ -178,24 +178,42 @@ std::vector<int64_t> broadcast_strides(const RefOperand& operand, const Shape& o
   return strides;
 }
 
-/// Calls `f(out_index, a_offset, b_offset)` for every output element in order.
+/// Calls `f(out_index, a_offset, b_offset)` for every output element in order. Adjacent
+/// dimensions that all three walk contiguously are merged first (w[8, 8, 3, 3] * s[8, 1, 1, 1]
+/// is an [8, 72] walk), so the odometer turns once per row, not once per element.
 template <typename F>
-void for_each_broadcast(const Shape& out_shape, const std::vector<int64_t>& sa,
-                        const std::vector<int64_t>& sb, F&& f) {
+void for_each_broadcast(const Shape& out_shape, std::vector<int64_t> sa, std::vector<int64_t> sb,
+                        F&& f) {
   int64_t total = 1;
   for (int64_t d : out_shape) total *= d;
   if (total == 0) return;
-  size_t rank = out_shape.size();
+  std::vector<int64_t> shape(out_shape.begin(), out_shape.end());
+  // Merge dimension d into d + 1 when stepping d equals stepping d + 1 a whole row.
+  for (size_t d = shape.size(); d-- > 1;) {
+    size_t inner = d, outer = d - 1;
+    if (sa[outer] == sa[inner] * shape[inner] && sb[outer] == sb[inner] * shape[inner]) {
+      shape[inner] *= shape[outer];
+      shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(outer));
+      sa.erase(sa.begin() + static_cast<std::ptrdiff_t>(outer));
+      sb.erase(sb.begin() + static_cast<std::ptrdiff_t>(outer));
+    }
+  }
+  if (shape.empty()) {  // a scalar result
+    f(0, 0, 0);
+    return;
+  }
+  size_t rank = shape.size();
+  const int64_t row = shape[rank - 1], step_a = sa[rank - 1], step_b = sb[rank - 1];
   std::vector<int64_t> index(rank, 0);
   int64_t oa = 0, ob = 0;
-  for (int64_t i = 0; i < total; ++i) {
-    f(i, oa, ob);
-    for (size_t d = rank; d-- > 0;) {  // advance the odometer
+  for (int64_t i = 0; i < total; i += row) {
+    for (int64_t k = 0; k < row; ++k) f(i + k, oa + k * step_a, ob + k * step_b);
+    for (size_t d = rank - 1; d-- > 0;) {  // advance the outer dimensions
       oa += sa[d];
       ob += sb[d];
-      if (++index[d] < out_shape[d]) break;
-      oa -= sa[d] * out_shape[d];
-      ob -= sb[d] * out_shape[d];
+      if (++index[d] < shape[d]) break;
+      oa -= sa[d] * shape[d];
+      ob -= sb[d] * shape[d];
       index[d] = 0;
     }
   }

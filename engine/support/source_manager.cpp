@@ -2,6 +2,7 @@
 #include "engine/support/source_manager.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -19,6 +20,11 @@ FileId SourceManager::add_buffer(std::string name, std::string text) {
 }
 
 FileId SourceManager::add_file(const std::string& path, std::string* error) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    *error = "'" + path + "' is a directory, not a file";
+    return 0;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     *error = "cannot open '" + path + "'";

@@ -93,6 +93,22 @@ case "$case_name" in
     expect 1 "bad.rules:1:30: error: unknown op 'rellu'" -- "$rewrite" --rules "$tmp/bad.rules" "$example" -o "$tmp/i.json"
     [ ! -e "$tmp/i.json" ] || fail "rejected rules still wrote a model"
     ;;
+  check-odd-files)
+    # Files a user may hand `rewrite check` by mistake or from another editor.
+    mkdir "$tmp/dir.rules"
+    expect 1 "is a directory, not a rule file" -- "$rewrite" check "$tmp/dir.rules"
+    expect 1 "cannot open" -- "$rewrite" check "$tmp/missing.rules"
+    : > "$tmp/empty.rules"
+    expect 0 "0 rules, 0 phases, 0 tests" -- "$rewrite" check "$tmp/empty.rules"
+    printf '\xef\xbb\xbfrule a { pattern(x) { return relu(x) } replacement { return x } }\n' > "$tmp/bom.rules"
+    expect 0 "1 rule, 1 phase, 0 tests" -- "$rewrite" check "$tmp/bom.rules"
+    printf 'import "self.rules"\n' > "$tmp/self.rules"
+    expect 1 "self.rules:1:8: error: import cycle" -- "$rewrite" check "$tmp/self.rules"
+    head -c 2000 /dev/urandom > "$tmp/garbage.rules"
+    expect 1 "error" -- "$rewrite" check "$tmp/garbage.rules"
+    python3 -c "print('rule r { pattern(x) { return ' + 'relu(' * 5000 + 'x' + ')' * 5000 + ' } replacement { return x } }')" > "$tmp/deep.rules"
+    expect 1 "nested too deeply" -- "$rewrite" check "$tmp/deep.rules"
+    ;;
   *) fail "unknown case" ;;
 esac
 echo "ok ($case_name)"
