@@ -164,36 +164,6 @@ std::string param_desc(const std::string& param, const OpSchema& schema) {
   return "'" + param + "' of '" + schema.name + "'";
 }
 
-std::optional<AttrValue> Sema::literal_value(const Expr* e) {
-  switch (e->kind) {
-    case NodeKind::kNumber: {
-      const auto* n = static_cast<const NumberExpr*>(e);
-      return n->is_int ? AttrValue{n->int_value} : AttrValue{n->float_value};
-    }
-    case NodeKind::kString:
-      return AttrValue{std::string(static_cast<const StringExpr*>(e)->value)};
-    case NodeKind::kBool:
-      return AttrValue{static_cast<const BoolExpr*>(e)->value};
-    case NodeKind::kNone:
-      return AttrValue{};
-    case NodeKind::kList: {
-      std::vector<int64_t> ints;
-      std::vector<double> floats;
-      bool is_float = false;
-      for (const Expr* item : static_cast<const ListExpr*>(e)->items) {
-        const auto* n = dyn_cast<NumberExpr>(item);
-        if (n == nullptr) return std::nullopt;
-        is_float = is_float || !n->is_int;
-        ints.push_back(n->int_value);
-        floats.push_back(n->float_value);
-      }
-      return is_float ? AttrValue{floats} : AttrValue{ints};
-    }
-    default:
-      return std::nullopt;
-  }
-}
-
 /// Checks a value against the operand slot it binds to; returns false after reporting.
 bool check_operand_slot(Sema& sema, const Expr* e, const ValueResult& r, const OpSchema& s,
                         const OperandSpec& spec, Mode mode) {

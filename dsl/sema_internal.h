@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "dsl/ast.h"
+#include "dsl/literal.h"
 #include "dsl/rule_file_set.h"
 #include "engine/op_registry.h"
 #include "engine/shape.h"
@@ -128,7 +129,6 @@ class Sema {
   void check_attr_var(const ast::AttrVarExpr* var, const std::optional<AttrSpec>& spec,
                       const std::string& source, Env& env);
   /// The AttrValue of a literal (number, string, bool, none, list of numbers), or nullopt.
-  static std::optional<AttrValue> literal_value(const ast::Expr* expr);
 
   // ** rules (sema_rule.cpp) and conditions (sema_where.cpp) **
   void check_rule(ast::RuleDecl* rule, CheckedRule& out);

@@ -345,7 +345,7 @@ class ConditionChecker {
         }
         value_expr = tol->value;
       }
-      std::optional<AttrValue> value = Sema::literal_value(value_expr);
+      std::optional<AttrValue> value = literal_value(value_expr);
       std::string err;
       if (!value) {
         sema_.error(e->range, "'" + name + "' must be compared with a literal or a '$' variable");

@@ -11,6 +11,7 @@
 #include <map>
 #include <vector>
 
+#include "dsl/literal.h"
 #include "dsl/sema_internal.h"
 #include "engine/shape_infer.h"
 
@@ -304,7 +305,7 @@ class GraphBuilder {
     for (size_t i = 0; i < schema.attrs.size(); ++i) {
       const ast::Arg* a = i < bound.attrs.size() ? bound.attrs[i] : nullptr;
       if (a == nullptr) continue;
-      std::optional<AttrValue> literal = detail::Sema::literal_value(a->value);
+      std::optional<AttrValue> literal = literal_value(a->value);
       std::string err;
       std::optional<AttrValue> v =
           literal ? coerce_attr(schema.attrs[i], *literal, &err) : std::nullopt;

@@ -21,6 +21,7 @@
 #include <set>
 #include <vector>
 
+#include "dsl/literal.h"
 #include "engine/op_schema.h"
 #include "engine/shape.h"
 
@@ -64,37 +65,10 @@ std::string attr_text(const AttrValue& v) {
   return std::visit(Printer{}, v);
 }
 
-/// The AttrValue of a literal (number, string, bool, none, list of numbers), or nullopt.
+/// A literal's value, looking through a tolerance (`1e-5 ~ 1e-7` is 1e-5 here).
 std::optional<AttrValue> literal_value(const ast::Expr* e) {
-  switch (e->kind) {
-    case ast::NodeKind::kNumber: {
-      const auto* n = static_cast<const ast::NumberExpr*>(e);
-      return n->is_int ? AttrValue{n->int_value} : AttrValue{n->float_value};
-    }
-    case ast::NodeKind::kTolerance:
-      return literal_value(static_cast<const ast::ToleranceExpr*>(e)->value);
-    case ast::NodeKind::kString:
-      return AttrValue{std::string(static_cast<const ast::StringExpr*>(e)->value)};
-    case ast::NodeKind::kBool:
-      return AttrValue{static_cast<const ast::BoolExpr*>(e)->value};
-    case ast::NodeKind::kNone:
-      return AttrValue{};
-    case ast::NodeKind::kList: {
-      std::vector<int64_t> ints;
-      std::vector<double> floats;
-      bool is_float = false;
-      for (const ast::Expr* item : static_cast<const ast::ListExpr*>(e)->items) {
-        const auto* n = ast::dyn_cast<ast::NumberExpr>(item);
-        if (n == nullptr) return std::nullopt;
-        is_float = is_float || !n->is_int;
-        ints.push_back(n->int_value);
-        floats.push_back(n->float_value);
-      }
-      return is_float ? AttrValue{floats} : AttrValue{ints};
-    }
-    default:
-      return std::nullopt;
-  }
+  if (e->kind == ast::NodeKind::kTolerance) e = static_cast<const ast::ToleranceExpr*>(e)->value;
+  return dsl::literal_value(e);
 }
 
 std::optional<double> numeric(const AttrValue& v) {
