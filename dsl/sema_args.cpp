@@ -314,13 +314,13 @@ std::optional<TensorType> Sema::infer(SourceRange range, const BoundCall& bound,
   std::vector<AttrValue> attrs;
   auto add_input = [&](const ValueResult& v) {
     if (v.kind == ValueKind::kNone) {
-      in.operand_types.push_back(std::nullopt);
+      in.operand_types.push_back(nullptr);
       in.scalars.push_back(std::nullopt);
     } else if (v.kind == ValueKind::kScalar) {
-      in.operand_types.push_back(std::nullopt);
+      in.operand_types.push_back(nullptr);
       in.scalars.push_back(v.scalar);
     } else if (v.type) {
-      in.operand_types.push_back(v.type);
+      in.operand_types.push_back(&*v.type);
       in.scalars.push_back(std::nullopt);
     } else {
       return false;  // an input without a known type: nothing to infer

@@ -44,13 +44,15 @@ struct Param {
 /// operands) and the attribute values (defaults filled in).
 struct InferInputs {
   const struct OpSchema* schema = nullptr;
-  std::vector<std::optional<TensorType>> operand_types;  // one per flattened input
+  // One per flattened input: null for an absent or scalar operand. The types belong to the
+  // caller (the input nodes' meta, sema's values) and outlive the shape function's call.
+  std::vector<const TensorType*> operand_types;
   std::vector<std::optional<Scalar>> scalars;            // set where the input is a literal
   std::span<const AttrValue> attrs;  // one per schema attribute; the caller owns them
   size_t variadic_begin = 0;                             // first input of the variadic operand
 
   const TensorType* type(size_t input) const {
-    return input < operand_types.size() && operand_types[input] ? &*operand_types[input] : nullptr;
+    return input < operand_types.size() ? operand_types[input] : nullptr;
   }
   int64_t int_attr(const std::string& name) const;
   double float_attr(const std::string& name) const;

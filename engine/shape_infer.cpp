@@ -12,8 +12,12 @@ InferInputs infer_inputs_of(const Node& node) {
   in.schema = &schema;
   in.attrs = node.attrs();
   in.variadic_begin = schema.has_variadic() ? schema.operands.size() - 1 : node.inputs().size();
+  in.operand_types.reserve(node.inputs().size());
+  in.scalars.reserve(node.inputs().size());
   for (const Input& input : node.inputs()) {
-    in.operand_types.push_back(input.is_node() ? input.node->type() : std::nullopt);
+    const TensorType* type = nullptr;
+    if (input.is_node() && input.node->type()) type = &*input.node->type();
+    in.operand_types.push_back(type);
     in.scalars.push_back(input.is_scalar() ? std::optional<Scalar>(input.scalar) : std::nullopt);
   }
   return in;

@@ -656,7 +656,7 @@ class Synth {
     for (const std::optional<SynthValue>& v : vals) {
       bool tensor = v && v->kind == SynthValue::Kind::kTensor;
       bool scalar = v && v->kind == SynthValue::Kind::kScalar;
-      in.operand_types.push_back(tensor ? std::optional<TensorType>(v->type) : std::nullopt);
+      in.operand_types.push_back(tensor ? &v->type : nullptr);
       in.scalars.push_back(scalar ? std::optional<Scalar>(v->scalar) : std::nullopt);
     }
     std::string err;

@@ -66,12 +66,12 @@ InferResult infer(const std::string& op, const std::vector<Arg>& args,
   in.attrs = attr_values;
   in.variadic_begin = schema->has_variadic() ? schema->operands.size() - 1 : args.size();
   for (const Arg& arg : args) {
-    in.operand_types.push_back(arg.type);
+    in.operand_types.push_back(arg.type ? &*arg.type : nullptr);
     in.scalars.push_back(arg.scalar);
   }
   // Absent trailing optional operands are None, as the binder leaves them.
   while (!schema->has_variadic() && in.operand_types.size() < schema->operands.size()) {
-    in.operand_types.emplace_back();
+    in.operand_types.push_back(nullptr);
     in.scalars.emplace_back();
   }
   InferResult result;
