@@ -10,6 +10,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "engine/match_conditions.h"
 #include "engine/shape_infer.h"
 #include "engine/support/edit_distance.h"
 #include "engine/verifier.h"
@@ -183,13 +184,27 @@ class Driver {
     // Nodes of applied matches, by id (ids of nodes created meanwhile are past the end).
     std::vector<char> claimed(graph_.id_bound(), 0);
     auto is_claimed = [&](const Node* n) { return n->id() < claimed.size() && claimed[n->id()]; };
-    for (const Match& m : matches) {
+    for (Match& m : matches) {
       const Rule& rule = rules_.rules[m.rule];
       Node* anchor = m.anchor(rule);
       bool overlaps = std::any_of(m.nodes.begin(), m.nodes.end(),
                                   [&](const Node* n) { return is_claimed(n) || n->is_dead(); });
-      for (const Input& v : m.vars) {
-        if (v.is_node() && (is_claimed(v.node) || v.node->is_dead())) overlaps = true;
+      // A variable only reads its value: when an earlier match of this pass replaced that value
+      // (conv+relu feeding the next conv+relu), read the replacement instead — the same value —
+      // and check the conditions again on it.
+      bool rebound = false;
+      for (Input& v : m.vars) {
+        if (!v.is_node() || !v.node->is_dead()) continue;
+        Node* now = replacement_of(v.node);
+        if (now == nullptr) {
+          overlaps = true;
+        } else {
+          v.node = now;
+          rebound = true;
+        }
+      }
+      if (!overlaps && rebound && !conditions_hold(rule, m.nodes, m.vars, m.attr_vars, nullptr)) {
+        overlaps = true;
       }
       if (overlaps) {
         if (!anchor->is_dead()) unapplied->push_back(anchor);
@@ -327,6 +342,8 @@ class Driver {
       if (replacements[i] == root) continue;
       for (Node* u : root->users()) touched->push_back(u);
       graph_.replace_all_uses_with(root, replacements[i]);
+      if (replaced_by_.size() <= root->id()) replaced_by_.resize(graph_.id_bound(), nullptr);
+      replaced_by_[root->id()] = replacements[i];
     }
     std::string provenance = rule.name + " (" + rule.loc + ")";
     for (Node* n : created) {
@@ -540,6 +557,16 @@ class Driver {
     wanted_names_.clear();
   }
 
+  /// The live node that now holds the value of `n`, which a rewrite replaced; nullptr when
+  /// `n` was erased without a replacement.
+  Node* replacement_of(const Node* n) const {
+    for (int hops = 0; n != nullptr && n->is_dead(); ++hops) {
+      if (n->id() >= replaced_by_.size() || hops > 64) return nullptr;
+      n = replaced_by_[n->id()];
+    }
+    return const_cast<Node*>(n);
+  }
+
   Folded* folded_of(const Node* n) {
     for (Folded& f : folded_) {
       if (f.node.get() == n) return &f;
@@ -586,6 +613,7 @@ class Driver {
   std::vector<std::pair<Node*, std::string>> wanted_names_;
   int phase_index_ = -1;
   std::vector<Node*> first_anchors_;  // from label_all, for the first phase
+  std::vector<Node*> replaced_by_;    // by node id: what a replaced root's uses now read
 
   friend std::optional<Explanation> graft::explain_match(const Graph&, const CompiledRules&,
                                                          const std::string&, const std::string&,
