@@ -22,6 +22,15 @@ bool write_temp(const std::string& path, std::string_view contents, std::string*
                 std::string* error) {
   std::filesystem::path target(path);
   std::string dir = target.parent_path().empty() ? "." : target.parent_path().string();
+  // `rewrite … -o out/model.json` on a fresh checkout: make the directory, as `mkdir -p` would.
+  std::error_code ec;
+  if (!std::filesystem::exists(dir, ec)) {
+    std::filesystem::create_directories(dir, ec);
+    if (ec) {
+      *error = "cannot create the directory '" + dir + "' for '" + path + "': " + ec.message();
+      return false;
+    }
+  }
   std::string temp = dir + "/." + target.filename().string() + ".tmp.XXXXXX";
   int fd = mkstemp(temp.data());
   if (fd < 0) {

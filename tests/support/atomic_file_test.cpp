@@ -19,11 +19,19 @@ TEST_CASE("atomic writes replace the file and leave no temporaries", "[support]"
   CHECK(entries == 1);
 }
 
+TEST_CASE("an atomic write creates missing parent directories", "[support]") {
+  std::string dir = testing::make_temp_dir("atomic-mkdir");
+  std::string error;
+  REQUIRE(write_file_atomically(dir + "/missing/sub/out.json", "x", &error));
+  CHECK(testing::read_file(dir + "/missing/sub/out.json") == "x");
+}
+
 TEST_CASE("a failed atomic write leaves the old file untouched", "[support]") {
   std::string dir = testing::make_temp_dir("atomic-fail");
   std::string error;
-  CHECK_FALSE(write_file_atomically(dir + "/missing/sub/out.json", "x", &error));
-  CHECK(error.find("cannot create a temporary file") != std::string::npos);
+  REQUIRE(write_file_atomically(dir + "/blocker", "a file where a directory is wanted", &error));
+  CHECK_FALSE(write_file_atomically(dir + "/blocker/sub/out.json", "x", &error));
+  CHECK(error.find("cannot create the directory") != std::string::npos);
   CHECK_FALSE(write_file_atomically(dir, "x", &error));
   CHECK(error.find("is a directory") != std::string::npos);
 }
