@@ -1,0 +1,288 @@
+// conv_efficiency: how fast graft's convolutions run inside a model, compared with a
+// standalone oneDNN 2.x convolution of the same shape. Loads a model (normally one rewritten
+// with rules/std.rules, so its convolutions are conv2d_post with folded batch norm), compiles
+// it as `rewrite bench` does, times every step over --iters runs (median per step), and for
+// every conv2d / conv2d_post step creates a standalone convolution_forward with the same
+// shape, post-op chain and algorithm, all memory descriptors format_tag::any (oneDNN's own
+// layout choice), and times it on its own buffers (median). Prints a table and, with --json,
+// one JSON object. bench/runtime_bench.py --conv runs it; it is never part of ctest.
+//
+// GFLOP/s count the direct algorithm's 2 * MACs also for Winograd layers (an "effective"
+// rate), so the two algorithms compare on the same work. The standalone convolution reruns on
+// the same buffers, so its input and weights are as cache-hot as they can be; inside a model
+// the weights stream from memory and the input was just written by another step. That makes
+// the standalone figure an upper bound, most visibly for small, memory-bound layers.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "engine/model_json.h"
+#include "runtime/concretize.h"
+#include "runtime/dnnl_util.h"
+#include "runtime/executable.h"
+#include "runtime/kernels/activation.h"
+
+namespace graft {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+struct Flags {
+  std::string model;
+  int64_t batch = 1;
+  int threads = 1;
+  int iters = 30;
+  int warmup = 5;
+  bool json = false;
+};
+
+/// What a convolution node computes, read from its (concrete) node.
+struct ConvShape {
+  Shape x, w, y;
+  int64_t groups = 1;
+  std::vector<int64_t> stride, padding, dilation;
+  bool has_bias = false, has_residual = false;
+  std::vector<runtime::EltwiseStep> act, post_act;
+
+  double flops() const {  // 2 * MACs of the direct algorithm
+    return 2.0 * static_cast<double>(y[0] * y[1] * y[2] * y[3] * w[1] * w[2] * w[3]);
+  }
+  std::string describe() const {
+    return std::to_string(x[1]) + "x" + std::to_string(x[2]) + "x" + std::to_string(x[3]) + " -> " +
+           std::to_string(y[1]) + " k" + std::to_string(w[2]) + " s" + std::to_string(stride[0]) +
+           (groups > 1 ? " g" + std::to_string(groups) : "");
+  }
+};
+
+std::optional<ConvShape> read_conv(const Node& node) {
+  ConvShape c;
+  c.x = node.input(0).node->type()->shape;
+  c.w = node.input(1).node->type()->shape;
+  c.y = node.type()->shape;
+  c.groups = std::get<int64_t>(node.attr("groups"));
+  c.stride = std::get<std::vector<int64_t>>(node.attr("stride"));
+  c.padding = std::get<std::vector<int64_t>>(node.attr("padding"));
+  c.dilation = std::get<std::vector<int64_t>>(node.attr("dilation"));
+  c.has_bias = node.inputs().size() > 2 && node.input(2).is_node();
+  if (node.is_op("conv2d_post")) {
+    c.has_residual = node.inputs().size() > 3 && node.input(3).is_node();
+    auto steps = [&](const std::string& prefix) {
+      return runtime::activation_steps(std::get<std::string>(node.attr(prefix + "activation")),
+                                       std::get<double>(node.attr(prefix + "alpha")),
+                                       std::get<double>(node.attr(prefix + "beta")));
+    };
+    auto act = steps(""), post = steps("post_");
+    if (!act || !post) return std::nullopt;
+    c.act = *act;
+    c.post_act = *post;
+  }
+  return c;
+}
+
+struct Standalone {
+  double ms = 0;
+  std::string impl;
+};
+
+/// Median time of a standalone oneDNN convolution of shape `c` with algorithm `alg`, every
+/// memory descriptor format_tag::any; nullopt if oneDNN has no such primitive.
+std::optional<Standalone> time_standalone(const ConvShape& c, dnnl::algorithm alg, const Flags& flags) {
+  using namespace dnnl;
+  engine eng(engine::kind::cpu, 0);
+  stream strm(eng);
+  auto any = [](memory::dims d) {
+    return memory::desc(d, memory::data_type::f32, memory::format_tag::any);
+  };
+  memory::dims wd = c.groups == 1 ? memory::dims(c.w.begin(), c.w.end())
+                                  : memory::dims{c.groups, c.w[0] / c.groups, c.w[1], c.w[2], c.w[3]};
+  memory::dims strides(c.stride.begin(), c.stride.end());
+  memory::dims dilates = {c.dilation[0] - 1, c.dilation[1] - 1};
+  memory::dims pad(c.padding.begin(), c.padding.end());
+  memory::desc src_md = any({c.x.begin(), c.x.end()}), dst_md = any({c.y.begin(), c.y.end()});
+  auto desc = c.has_bias ? convolution_forward::desc(prop_kind::forward_inference, alg, src_md, any(wd),
+                                                     any({c.y[1]}), dst_md, strides, dilates, pad, pad)
+                         : convolution_forward::desc(prop_kind::forward_inference, alg, src_md, any(wd),
+                                                     dst_md, strides, dilates, pad, pad);
+  // The same chain graft's conv kernel builds (runtime/kernels/conv.cpp).
+  post_ops ops;
+  runtime::append_post_ops(ops, c.act);
+  if (c.has_residual) ops.append_sum(1.0f);
+  if (!runtime::must_split_post_ops(c.act, c.has_residual, c.post_act)) {
+    runtime::append_post_ops(ops, c.post_act);
+  }
+  primitive_attr attr;
+  attr.set_post_ops(ops);
+  convolution_forward::primitive_desc pd;
+  try {
+    pd = convolution_forward::primitive_desc(desc, attr, eng);
+  } catch (const dnnl::error&) {
+    return std::nullopt;
+  }
+  std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, memory(pd.src_desc(), eng)},
+                                          {DNNL_ARG_WEIGHTS, memory(pd.weights_desc(), eng)},
+                                          {DNNL_ARG_DST, memory(pd.dst_desc(), eng)}};
+  if (c.has_bias) args.emplace(DNNL_ARG_BIAS, memory(pd.bias_desc(), eng));
+  // Small finite values everywhere (no denormals, no NaN: both could change the timing).
+  for (auto& [arg, mem] : args) {
+    float* p = static_cast<float*>(mem.get_data_handle());
+    const size_t n = mem.get_desc().get_size() / sizeof(float);
+    for (size_t i = 0; i < n; ++i) p[i] = 0.01f * static_cast<float>(i % 97) - 0.48f;
+  }
+  convolution_forward conv(pd);
+  for (int i = 0; i < flags.warmup; ++i) conv.execute(strm, args);
+  strm.wait();
+  std::vector<double> times;
+  for (int i = 0; i < flags.iters; ++i) {
+    auto t = Clock::now();
+    conv.execute(strm, args);
+    strm.wait();
+    times.push_back(ms_since(t));
+  }
+  return Standalone{median(times), runtime::impl_name(pd)};
+}
+
+int run(const Flags& flags) {
+  DiagnosticEngine diags;
+  std::optional<Model> model = load_model(flags.model, diags);
+  if (!model) {
+    diags.render(std::cerr);
+    return 1;
+  }
+  runtime::set_num_threads(flags.threads);
+  runtime::CompileOptions options;
+  options.source_name = flags.model;
+  options.shapes.symbols["N"] = flags.batch;
+  std::unique_ptr<runtime::Executable> exe = runtime::compile(*model->graph, options, diags);
+  std::unique_ptr<Graph> typed =
+      exe ? runtime::concretize_graph(*model->graph, options.shapes, flags.model, diags) : nullptr;
+  if (!exe || !typed) {
+    diags.render(std::cerr);
+    return 1;
+  }
+  std::vector<runtime::Tensor> inputs, outputs;
+  for (const runtime::TensorInfo& i : exe->inputs()) inputs.push_back(runtime::Tensor::random(i.shape, 1));
+  for (const runtime::TensorInfo& o : exe->outputs()) outputs.push_back(runtime::Tensor::zeros(o.dtype, o.shape));
+
+  // Per-step times inside the model: the median of each step over the profiled runs.
+  const size_t nsteps = exe->steps().size();
+  std::vector<std::vector<double>> per_step(nsteps);
+  std::vector<double> step_ms, run_ms;
+  for (int i = 0; i < flags.warmup + flags.iters; ++i) {
+    auto t = Clock::now();
+    if (!exe->run_into(inputs, outputs, diags, &step_ms)) {
+      diags.render(std::cerr);
+      return 1;
+    }
+    if (i < flags.warmup) continue;
+    run_ms.push_back(ms_since(t));
+    for (size_t s = 0; s < nsteps; ++s) per_step[s].push_back(step_ms[s]);
+  }
+
+  nlohmann::json convs = nlohmann::json::array();
+  double flops = 0, graft_ms = 0, alone_ms = 0, all_steps_ms = 0;
+  if (!flags.json) {
+    std::printf("%-28s %-26s %-22s %8s %7s  %-22s %8s %7s %6s\n", "node", "shape", "graft impl",
+                "ms", "GFLOP/s", "standalone impl", "ms", "GFLOP/s", "ratio");
+  }
+  for (size_t s = 0; s < nsteps; ++s) {
+    const runtime::StepInfo& step = exe->steps()[s];
+    const double ms = median(per_step[s]);
+    all_steps_ms += ms;
+    if (step.op != "conv2d_post" && step.op != "conv2d") continue;
+    const Node* node = typed->find(step.name);
+    std::optional<ConvShape> c = node ? read_conv(*node) : std::nullopt;
+    if (!c) {
+      std::fprintf(stderr, "conv_efficiency: cannot read convolution '%s'\n", step.name.c_str());
+      return 3;
+    }
+    const bool winograd = step.impl.find("wino") != std::string::npos;
+    auto alone = time_standalone(*c, winograd ? dnnl::algorithm::convolution_winograd
+                                              : dnnl::algorithm::convolution_direct, flags);
+    if (!alone) {
+      std::fprintf(stderr, "conv_efficiency: oneDNN has no standalone primitive for '%s'\n",
+                   step.name.c_str());
+      return 3;
+    }
+    // For Winograd layers, also the direct algorithm in oneDNN's own layout: is Winograd the
+    // better choice on this machine?
+    std::optional<Standalone> direct;
+    if (winograd) direct = time_standalone(*c, dnnl::algorithm::convolution_direct, flags);
+    const double f = c->flops();
+    flops += f;
+    graft_ms += ms;
+    alone_ms += alone->ms;
+    nlohmann::json row = {{"node", step.name},         {"shape", c->describe()},
+                          {"graft_impl", step.impl},   {"graft_layout", step.layout},
+                          {"graft_ms", ms},            {"gflops_graft", f / ms / 1e6},
+                          {"standalone_impl", alone->impl}, {"standalone_ms", alone->ms},
+                          {"gflops_standalone", f / alone->ms / 1e6}, {"ratio", alone->ms / ms}};
+    if (direct) row["standalone_direct_ms"] = direct->ms;
+    convs.push_back(row);
+    if (!flags.json) {
+      std::printf("%-28s %-26s %-22.22s %8.3f %7.1f  %-22.22s %8.3f %7.1f %5.0f%%%s\n",
+                  step.name.c_str(), c->describe().c_str(), step.impl.c_str(), ms, f / ms / 1e6,
+                  alone->impl.c_str(), alone->ms, f / alone->ms / 1e6, 100.0 * alone->ms / ms,
+                  direct ? (" (direct alone " + std::to_string(direct->ms).substr(0, 6) + " ms)").c_str() : "");
+    }
+  }
+  const double run_p50 = median(run_ms);
+  nlohmann::json out = {{"model", flags.model},
+                        {"batch", flags.batch},
+                        {"threads", flags.threads},
+                        {"iters", flags.iters},
+                        {"run_p50_ms", run_p50},
+                        {"steps_ms", all_steps_ms},
+                        {"conv_count", convs.size()},
+                        {"conv_graft_ms", graft_ms},
+                        {"conv_standalone_ms", alone_ms},
+                        {"gflops_graft", flops / graft_ms / 1e6},
+                        {"gflops_standalone", flops / alone_ms / 1e6},
+                        {"ratio", alone_ms / graft_ms},
+                        {"per_conv", convs}};
+  if (flags.json) {
+    std::cout << out.dump() << "\n";
+  } else {
+    std::printf("\n%zu convolutions: graft %.2f ms (%.1f GFLOP/s), standalone %.2f ms (%.1f GFLOP/s): "
+                "graft at %.0f%% of standalone\n",
+                convs.size(), graft_ms, flops / graft_ms / 1e6, alone_ms, flops / alone_ms / 1e6,
+                100.0 * alone_ms / graft_ms);
+    std::printf("convolutions are %.0f%% of the step time (%.2f ms; a whole profiled run %.2f ms)\n",
+                100.0 * graft_ms / all_steps_ms, all_steps_ms, run_p50);
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace graft
+
+int main(int argc, char** argv) {
+  graft::Flags flags;
+  CLI::App app{"graft's convolutions inside a model vs standalone oneDNN convolutions of the same shapes"};
+  app.add_option("model", flags.model, "model.json (rewritten with rules/std.rules)")->required();
+  app.add_option("--batch", flags.batch, "value of the batch symbol N")->check(CLI::PositiveNumber);
+  app.add_option("--threads", flags.threads, "oneDNN threads")->check(CLI::PositiveNumber);
+  app.add_option("--iters", flags.iters, "timed runs (medians)")->check(CLI::PositiveNumber);
+  app.add_option("--warmup", flags.warmup, "untimed runs first")->check(CLI::NonNegativeNumber);
+  app.add_flag("--json", flags.json, "print one JSON object instead of the table");
+  CLI11_PARSE(app, argc, argv);
+  return graft::run(flags);
+}

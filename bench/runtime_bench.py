@@ -1,0 +1,238 @@
+#!/usr/bin/python3
+"""graft's runtime against PyTorch 1.13 eager and torch.jit.freeze +
+torch.jit.optimize_for_inference, side by side in one run (issue 5).
+
+For each model x batch x threads:
+  1. the model is exported once with tools/export_fx.py (symbolic batch N) and rewritten with
+     rules/std.rules (batch norm folded, activations and residual adds fused into
+     conv2d_post), both cached in BUILD/tmp/runtime-bench/<model>/ and redone when the
+     exporter or a rule file is newer;
+  2. `rewrite bench fused.json --batch B --threads T --iters N --json`, bench/torch_bench.py
+     --mode eager and --mode jit run one after another, each in its own process (so peak RSS
+     is per process and nothing else of this script competes for the cores), --rounds times,
+     interleaved; a figure is the median over the rounds of each process's median latency;
+  3. with --conv, bench/conv_efficiency compares every convolution's time inside graft's run
+     with a standalone oneDNN convolution of the same shape (GFLOP/s, ratio).
+
+Every process gets OMP_NUM_THREADS=T and OPENBLAS_NUM_THREADS=T besides its own thread
+setting (`--threads`, torch.set_num_threads). The 1-minute load average is recorded before
+each measurement: figures taken on a loaded machine are not comparable.
+
+    bench/runtime_bench.py --build build --quick
+    bench/runtime_bench.py --build build --iters 20 --rounds 3 --conv --json out.json
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PYTHON = "/usr/bin/python3"  # Debian's python3-torch lives there, not in a virtualenv
+MODELS = ["resnet18", "resnet50", "mobilenet_v2"]
+NAMES = {"resnet18": "ResNet-18", "resnet50": "ResNet-50", "mobilenet_v2": "MobileNetV2"}
+BARS = {"speedup_vs_eager": 1.3, "speedup_vs_jit": 1.0, "conv_ratio": 0.9}
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def run(cmd, env=None, capture=True):
+    proc = subprocess.run(cmd, text=True, capture_output=capture, env=env)
+    if proc.returncode != 0:
+        sys.exit(f"runtime_bench: command failed ({proc.returncode}): {' '.join(cmd)}\n{proc.stderr or ''}")
+    return proc.stdout
+
+
+def last_json(text):
+    return json.loads(text.strip().splitlines()[-1])
+
+
+def ensure_openblas(install):
+    """Debian's torch (BLAS_INFO=generic) calls whatever libblas.so.3 alternative is installed.
+    Without OpenBLAS that is the netlib reference BLAS, which would make PyTorch's linear
+    layers and its non-oneDNN convolution paths look slower than they are. The pthread
+    build keeps its threads apart from OpenMP's. Returns the package status for the report."""
+    pkg = "libopenblas0-pthread"
+    if subprocess.run(["dpkg", "-s", pkg], capture_output=True).returncode == 0:
+        return "installed"
+    if not install or os.geteuid() != 0:
+        log(f"warning: {pkg} is not installed, so PyTorch runs on the reference BLAS and its figures "
+            f"are too slow; install it first: apt-get install -y {pkg}")
+        return "missing"
+    log(f"installing {pkg} (apt-get) so PyTorch's BLAS calls are not the reference BLAS")
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    if subprocess.run(["apt-get", "install", "-y", "-q", pkg], env=env,
+                      stdout=subprocess.DEVNULL).returncode != 0:
+        run(["apt-get", "update", "-q"], env=env)
+        run(["apt-get", "install", "-y", "-q", pkg], env=env)
+    return "installed by runtime_bench"
+
+
+def newest_mtime(paths):
+    return max(os.path.getmtime(p) for p in paths)
+
+
+def prepare(model, build, cache, extra_fuse_passes):
+    """Exports `model` (cached) and rewrites it with rules/std.rules, then with
+    rules/fuse_post_ops.rules up to `extra_fuse_passes` more times (until nothing changes);
+    returns the rewritten model.json."""
+    d = os.path.join(cache, model)
+    exported = os.path.join(d, "model.json")
+    fused = os.path.join(d, "fused.json" if not extra_fuse_passes else f"fused+{extra_fuse_passes}.json")
+    exporter = [os.path.join(ROOT, "tools/export_fx.py")] + [
+        os.path.join(dp, f) for dp, _, fs in os.walk(os.path.join(ROOT, "tools/export")) for f in fs
+        if f.endswith(".py")]
+    if not os.path.exists(exported) or os.path.getmtime(exported) < newest_mtime(exporter):
+        log(f"exporting {model}")
+        run([PYTHON, os.path.join(ROOT, "tools/export_fx.py"), f"torchvision:{model}", "-o", d,
+             "--batch", "1"])
+    rules_dir = os.path.join(ROOT, "rules")
+    rules = [os.path.join(rules_dir, f) for f in os.listdir(rules_dir) if f.endswith(".rules")]
+    rewrite = os.path.join(build, "bin", "rewrite")
+    if (not os.path.exists(fused)
+            or os.path.getmtime(fused) < newest_mtime(rules + [exported, rewrite])):
+        log(f"rewriting {model} with rules/std.rules")
+        run([rewrite, "--rules", os.path.join(rules_dir, "std.rules"), exported, "-o", fused])
+        # fuse_post_ops is a `once` phase, and the driver declines a match that reads a value
+        # another match of the same pass replaces, so chained blocks (ResNet's block 1 reads
+        # block 0's fused result) are left unfused; each further pass fuses more of them.
+        for _ in range(extra_fuse_passes):
+            before = op_counts(fused)
+            run([rewrite, "--rules", os.path.join(rules_dir, "fuse_post_ops.rules"), fused, "--in-place"])
+            if op_counts(fused) == before:
+                break
+    return fused
+
+
+def op_counts(path):
+    counts = {}
+    with open(path) as f:
+        for node in json.load(f)["nodes"]:
+            if node["op"] == "call_function":
+                counts[node["target"]] = counts.get(node["target"], 0) + 1
+    return counts
+
+
+def measure(cmd, threads):
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads))
+    load = os.getloadavg()[0]
+    t0 = time.monotonic()
+    result = last_json(run(cmd, env=env))
+    result["load1_before"] = load
+    result["wall_s"] = time.monotonic() - t0
+    return result
+
+
+def summarise(runs):
+    """Median over rounds of each round's p50 (and of its peak RSS)."""
+    return {"p50_ms": statistics.median(r["p50_ms"] for r in runs),
+            "p50_ms_rounds": [r["p50_ms"] for r in runs],
+            "peak_rss_mb": statistics.median(r["peak_rss_mb"] for r in runs),
+            "load1": [round(r["load1_before"], 2) for r in runs],
+            "runs": runs}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"),
+                    help="CMake build tree with bin/rewrite (and bin/conv_efficiency for --conv)")
+    ap.add_argument("--cache", help="exported and rewritten models; default BUILD/tmp/runtime-bench")
+    ap.add_argument("--models", nargs="+", default=MODELS, choices=MODELS)
+    ap.add_argument("--batches", nargs="+", type=int, default=[1, 8])
+    ap.add_argument("--threads", nargs="+", type=int, default=[1, 2])
+    ap.add_argument("--iters", type=int, default=20, help="timed runs per process (median)")
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="processes per tool and configuration, interleaved (median over rounds)")
+    ap.add_argument("--quick", action="store_true",
+                    help="smoke run: resnet18, batch 1, 1 thread, 5 iterations, 1 round, with --conv")
+    ap.add_argument("--conv", action="store_true", help="also run bench/conv_efficiency per configuration")
+    ap.add_argument("--extra-fuse-passes", type=int, default=0, metavar="K",
+                    help="after rules/std.rules, apply rules/fuse_post_ops.rules up to K more times "
+                         "(std.rules leaves chained conv+relu / conv+add+relu blocks unfused)")
+    ap.add_argument("--no-build", action="store_true", help="do not build the rewrite and conv_efficiency targets")
+    ap.add_argument("--no-install", action="store_true", help="do not apt-get install libopenblas0-pthread")
+    ap.add_argument("--json", metavar="FILE", help="write every figure (all rounds) to FILE")
+    args = ap.parse_args()
+    if args.quick:
+        args.models, args.batches, args.threads = ["resnet18"], [1], [1]
+        args.iters, args.rounds, args.conv = 5, 1, True
+
+    build = os.path.abspath(args.build)
+    cache = os.path.abspath(args.cache or os.path.join(build, "tmp", "runtime-bench"))
+    blas = ensure_openblas(not args.no_install)
+    if not args.no_build:
+        run(["cmake", "--build", build, "--target", "rewrite"] + (["conv_efficiency"] if args.conv else []))
+    rewrite = os.path.join(build, "bin", "rewrite")
+    conv_tool = os.path.join(build, "bin", "conv_efficiency")
+    torch_bench = os.path.join(ROOT, "bench", "torch_bench.py")
+
+    fused = {m: prepare(m, build, cache, args.extra_fuse_passes) for m in args.models}
+    ops = {}
+    for m, path in fused.items():
+        counts = ops[m] = op_counts(path)
+        left = {op: n for op, n in counts.items() if op in ("batch_norm", "relu", "relu6", "add")}
+        log(f"{m}: {counts.get('conv2d_post', 0)} conv2d_post, {counts.get('conv2d', 0)} conv2d"
+            + (f"; not fused: {left}" if left else "; everything fused"))
+
+    rows = []
+    header = (f"{'model':12s} {'B':>2s} {'T':>2s} {'load':>5s} {'graft ms':>9s} {'eager ms':>9s} {'jit ms':>9s}"
+              f" {'graft/eager':>11s} {'graft/jit':>9s}  {'RSS MB graft/eager/jit':>22s}"
+              + (f" {'conv vs alone':>13s}" if args.conv else ""))
+    print(header, flush=True)
+    for model in args.models:
+        for batch in args.batches:
+            for threads in args.threads:
+                common = ["--batch", str(batch), "--threads", str(threads), "--iters", str(args.iters),
+                          "--warmup", str(args.warmup)]
+                graft_runs, eager_runs, jit_runs = [], [], []
+                for _ in range(args.rounds):
+                    graft_runs.append(measure([rewrite, "bench", fused[model], *common, "--json"], threads))
+                    eager_runs.append(measure([PYTHON, torch_bench, model, "--mode", "eager", *common], threads))
+                    jit_runs.append(measure([PYTHON, torch_bench, model, "--mode", "jit", *common], threads))
+                row = {"model": model, "batch": batch, "threads": threads, "graft_ops": ops[model],
+                       "graft": summarise(graft_runs), "eager": summarise(eager_runs),
+                       "jit": summarise(jit_runs)}
+                g, e, j = row["graft"], row["eager"], row["jit"]
+                row["graft_over_eager"] = g["p50_ms"] / e["p50_ms"]
+                row["graft_over_jit"] = g["p50_ms"] / j["p50_ms"]
+                row["bars"] = {
+                    "1.3x_faster_than_eager": e["p50_ms"] / g["p50_ms"] >= BARS["speedup_vs_eager"],
+                    "not_slower_than_jit": j["p50_ms"] / g["p50_ms"] >= BARS["speedup_vs_jit"],
+                    "rss_not_above_pytorch": g["peak_rss_mb"] <= min(e["peak_rss_mb"], j["peak_rss_mb"]),
+                }
+                if args.conv:
+                    conv = measure([conv_tool, fused[model], "--batch", str(batch), "--threads", str(threads),
+                                    "--iters", str(max(args.iters, 10)), "--json"], threads)
+                    row["conv"] = conv
+                    row["bars"]["conv_at_least_90%"] = conv["ratio"] >= BARS["conv_ratio"]
+                loads = g["load1"] + e["load1"] + j["load1"]
+                line = (f"{NAMES[model]:12s} {batch:2d} {threads:2d} {statistics.median(loads):5.2f}"
+                        f" {g['p50_ms']:9.2f} {e['p50_ms']:9.2f} {j['p50_ms']:9.2f}"
+                        f" {row['graft_over_eager']:11.2f} {row['graft_over_jit']:9.2f}"
+                        f"  {g['peak_rss_mb']:6.0f} /{e['peak_rss_mb']:6.0f} /{j['peak_rss_mb']:6.0f}")
+                if args.conv:
+                    line += f" {100 * row['conv']['ratio']:12.0f}%"
+                failed = [k for k, ok in row["bars"].items() if not ok]
+                print(line + ("  MISSED: " + ", ".join(failed) if failed else ""), flush=True)
+                rows.append(row)
+    print("graft/eager and graft/jit are latency ratios (below 1: graft faster); the bars need "
+          f"graft/eager <= {1 / BARS['speedup_vs_eager']:.3f} and graft/jit <= 1. load: median 1-min "
+          "load average before the measurements.")
+    if args.json:
+        meta = {"date": time.strftime("%Y-%m-%d %H:%M:%S"), "uname": os.uname().release,
+                "cpus": os.cpu_count(), "openblas": blas, "iters": args.iters, "warmup": args.warmup,
+                "rounds": args.rounds, "extra_fuse_passes": args.extra_fuse_passes,
+                "argv": sys.argv}
+        tmp = args.json + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump({"meta": meta, "rows": rows}, f, indent=1)
+        os.replace(tmp, args.json)
+
+
+if __name__ == "__main__":
+    main()
