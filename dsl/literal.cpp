@@ -1,6 +1,7 @@
 #include "dsl/literal.h"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace graft::dsl {
@@ -33,6 +34,15 @@ std::optional<AttrValue> literal_value(const ast::Expr* e) {
     default:
       return std::nullopt;
   }
+}
+
+std::string string_literal(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
 }
 
 }  // namespace graft::dsl

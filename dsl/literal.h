@@ -3,6 +3,8 @@
 #pragma once
 
 #include <optional>
+#include <string>
+#include <string_view>
 
 #include "dsl/ast.h"
 #include "engine/attr.h"
@@ -12,5 +14,9 @@ namespace graft::dsl {
 /// The AttrValue of a literal (number, string, bool, none, list of numbers), or nullopt for
 /// anything else (a name, a call, a tolerance `v ~ t`, a list with a non-number).
 std::optional<AttrValue> literal_value(const ast::Expr* e);
+
+/// `text` as a string literal of the language (quoted, `"` and `\` escaped): for generated
+/// rule text such as `import "path"`.
+std::string string_literal(std::string_view text);
 
 }  // namespace graft::dsl

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "dsl/load.h"
+#include "dsl/literal.h"
 #include "ruletest/graph_match.h"
 #include "ruletest/rule_test_runner.h"
 
@@ -18,15 +19,6 @@ namespace {
 
 constexpr const char* kTestFile = "rule_tester_graph.rules";
 constexpr const char* kTestName = "rule_tester_graph";
-
-std::string quote(const std::string& path) {
-  std::string out = "\"";
-  for (char c : path) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
 
 /// The rules under test and one test block, loaded and checked.
 struct Loaded {
@@ -56,7 +48,7 @@ struct RuleResult::Impl {
 
   Loaded load(const std::string& expect) const {
     std::string text =
-        "import " + quote(rules_path) + "\ntest " + kTestName + " {\n" + graph_text + "\n";
+        "import " + dsl::string_literal(rules_path) + "\ntest " + kTestName + " {\n" + graph_text + "\n";
     if (!apply.empty()) text += "apply " + apply + "\n";
     if (!expect.empty()) text += "expect " + expect + "\n";
     text += "}\n";

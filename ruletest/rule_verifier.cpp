@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "dsl/load.h"
+#include "dsl/literal.h"
 #include "dsl/lower.h"
 #include "dsl/test_graph.h"
 #include "engine/rewriter.h"
@@ -28,15 +29,6 @@ namespace {
 
 constexpr const char* kVirtualFile = "rewrite-verify.rules";
 constexpr const char* kTestName = "rewrite_verify_synthesised";
-
-std::string quote(const std::string& path) {
-  std::string out = "\"";
-  for (char c : path) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
 
 std::string indent_lines(const std::string& text, const std::string& indent) {
   std::string out;
@@ -59,7 +51,7 @@ class GraphCheck {
         options_(options) {}
 
   GraphResult run(const SynthesizedGraph& graph, int index) {
-    std::string text = "import " + quote(path_) + "\ntest " + kTestName + " {\n" + graph.text +
+    std::string text = "import " + dsl::string_literal(path_) + "\ntest " + kTestName + " {\n" + graph.text +
                        "\napply " + rule_.name + "\nexpect equivalent()\n}\n";
     dsl::LoadOptions load;
     load.read_file = [&](const std::string& p, std::string* error) -> std::optional<std::string> {
