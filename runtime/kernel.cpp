@@ -179,6 +179,18 @@ void append_scratchpad_arg(std::vector<std::pair<int, ArgSource>>& args,
   if (md.get_size() > 0) args.push_back({DNNL_ARG_SCRATCHPAD, ArgSource::scratchpad(md)});
 }
 
+void bind_parameter(const KernelContext& ctx, KernelPlan& plan,
+                    std::vector<std::pair<int, ArgSource>>& args, int arg, const Operand& operand,
+                    int slot, const md_t& given, const md_t& wanted) {
+  if (operand.constant != nullptr) {
+    args.push_back({arg, ArgSource::own(reorder_constant(*operand.constant, given, wanted, ctx.engine()))});
+    plan.weight_bytes += wanted.get_size();
+  } else {
+    plan.src_mds[static_cast<size_t>(slot)] = wanted;
+    args.push_back({arg, ArgSource::src(slot)});
+  }
+}
+
 void set_single_primitive(KernelPlan& plan, const dnnl::primitive_desc_base& pd,
                           dnnl::primitive prim, std::vector<std::pair<int, ArgSource>> args,
                           const std::string& family) {

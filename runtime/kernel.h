@@ -201,6 +201,12 @@ void add_scratchpad(KernelPlan& plan, const dnnl::primitive_desc_base& pd);
 /// Appends the DNNL_ARG_SCRATCHPAD argument when `pd` needs a scratchpad.
 void append_scratchpad_arg(std::vector<std::pair<int, ArgSource>>& args,
                            const dnnl::primitive_desc_base& pd);
+/// Binds a parameter operand (weights, bias) of a primitive to `arg`: a constant is reordered
+/// once, at compile time, from `given` into the layout `wanted` the primitive chose, and counted
+/// as weight memory; a computed value is read from input `slot`, delivered in `wanted`.
+void bind_parameter(const KernelContext& ctx, KernelPlan& plan,
+                    std::vector<std::pair<int, ArgSource>>& args, int arg, const Operand& operand,
+                    int slot, const md_t& given, const md_t& wanted);
 /// The usual single-primitive kernel: `args` plus the scratchpad; records impl and scratchpad.
 void set_single_primitive(KernelPlan& plan, const dnnl::primitive_desc_base& pd,
                           dnnl::primitive prim, std::vector<std::pair<int, ArgSource>> args,

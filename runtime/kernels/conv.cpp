@@ -165,24 +165,8 @@ std::optional<KernelPlan> build_conv2d(KernelContext& ctx) {
   plan.dst_md = pd.dst_desc();
   std::vector<std::pair<int, ArgSource>> args = {{DNNL_ARG_SRC, ArgSource::src(0)},
                                                  {DNNL_ARG_DST, ArgSource::dst()}};
-  if (w.constant) {
-    dnnl::memory wm = reorder_constant(*w.constant, plain_md(wdims), pd.weights_desc(), ctx.engine());
-    plan.weight_bytes += pd.weights_desc().get_size();
-    args.push_back({DNNL_ARG_WEIGHTS, ArgSource::own(wm)});
-  } else {
-    plan.src_mds[1] = pd.weights_desc();  // plain, a view of the producer's bytes
-    args.push_back({DNNL_ARG_WEIGHTS, ArgSource::src(1)});
-  }
-  if (bias.is_tensor()) {
-    if (bias.constant) {
-      dnnl::memory bm = reorder_constant(*bias.constant, b_md, pd.bias_desc(), ctx.engine());
-      plan.weight_bytes += pd.bias_desc().get_size();
-      args.push_back({DNNL_ARG_BIAS, ArgSource::own(bm)});
-    } else {
-      plan.src_mds[2] = pd.bias_desc();
-      args.push_back({DNNL_ARG_BIAS, ArgSource::src(2)});
-    }
-  }
+  bind_parameter(ctx, plan, args, DNNL_ARG_WEIGHTS, w, 1, plain_md(wdims), pd.weights_desc());
+  if (bias.is_tensor()) bind_parameter(ctx, plan, args, DNNL_ARG_BIAS, bias, 2, b_md, pd.bias_desc());
   if (residual.is_tensor()) {
     // The sum post-op adds what dst holds; the compiler fills dst with the residual first, or
     // lets the conv write into the residual's buffer when the residual dies here.

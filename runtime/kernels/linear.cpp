@@ -50,25 +50,8 @@ std::optional<KernelPlan> build_linear(KernelContext& ctx) {
   plan.dst_md = plain_md(ctx.out().shape);
   std::vector<std::pair<int, ArgSource>> args = {{DNNL_ARG_SRC, ArgSource::src(0)},
                                                  {DNNL_ARG_DST, ArgSource::dst(pd.dst_desc())}};
-  if (w.constant) {
-    args.push_back({DNNL_ARG_WEIGHTS, ArgSource::own(reorder_constant(
-                                          *w.constant, plain_md({n, k}), pd.weights_desc(),
-                                          ctx.engine()))});
-    plan.weight_bytes += pd.weights_desc().get_size();
-  } else {
-    plan.src_mds[1] = pd.weights_desc();
-    args.push_back({DNNL_ARG_WEIGHTS, ArgSource::src(1)});
-  }
-  if (bias.is_tensor()) {
-    if (bias.constant) {
-      args.push_back({DNNL_ARG_BIAS, ArgSource::own(reorder_constant(*bias.constant, b_md,
-                                                                     pd.bias_desc(), ctx.engine()))});
-      plan.weight_bytes += pd.bias_desc().get_size();
-    } else {
-      plan.src_mds[2] = pd.bias_desc();
-      args.push_back({DNNL_ARG_BIAS, ArgSource::src(2)});
-    }
-  }
+  bind_parameter(ctx, plan, args, DNNL_ARG_WEIGHTS, w, 1, plain_md({n, k}), pd.weights_desc());
+  if (bias.is_tensor()) bind_parameter(ctx, plan, args, DNNL_ARG_BIAS, bias, 2, b_md, pd.bias_desc());
   if (residual.is_tensor()) {
     plan.src_mds[3] = residual.md;
     plan.accumulate_src = 3;
