@@ -7,10 +7,10 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "engine/shape.h"
+#include "engine/support/string_map.h"
 
 namespace graft {
 
@@ -33,11 +33,7 @@ struct ConstantTensor {
 /// names are hot); whoever needs an order sorts — the saver writes tensors sorted by name.
 class ConstantStore {
  public:
-  struct NameHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  using Map = std::unordered_map<std::string, ConstantTensor, NameHash, std::equal_to<>>;
+  using Map = StringMap<ConstantTensor>;
 
   const ConstantTensor* find(std::string_view name) const;
   void set(const std::string& name, ConstantTensor tensor) { tensors_[name] = std::move(tensor); }

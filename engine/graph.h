@@ -17,13 +17,13 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "engine/attr.h"
 #include "engine/constants.h"
 #include "engine/op_schema.h"
 #include "engine/shape.h"
+#include "engine/support/string_map.h"
 
 namespace graft {
 
@@ -220,17 +220,10 @@ class Graph {
   void add_use(Node* producer, Node* user);
   void remove_use(Node* producer, Node* user);
 
-  // Heterogeneous lookup: find(string_view) without building a std::string.
-  struct NameHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  using NameMap = std::unordered_map<std::string, Node*, NameHash, std::equal_to<>>;
-
   std::vector<std::unique_ptr<Node>> storage_;
-  NameMap by_name_;
+  StringMap<Node*> by_name_;
   // Next suffix per base name; a cache that unique_name() (a query) advances.
-  mutable std::unordered_map<std::string, uint32_t, NameHash, std::equal_to<>> name_counters_;
+  mutable StringMap<uint32_t> name_counters_;
   Node* first_ = nullptr;
   Node* last_ = nullptr;
   Node* output_ = nullptr;
