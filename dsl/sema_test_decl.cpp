@@ -40,6 +40,10 @@ std::optional<TensorType> Sema::check_type(const TypeSpec* type) {
     }
   }
   if (!ok) return std::nullopt;
+  if (!within_size_limit(result)) {
+    error(type->range, size_limit_message(result));
+    return std::nullopt;
+  }
   return result;
 }
 

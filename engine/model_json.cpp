@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "engine/json_limits.h"
 #include "engine/json_values.h"
 #include "engine/op_registry.h"
 #include "engine/safetensors.h"
@@ -60,6 +61,14 @@ class ModelLoader {
       : file_(std::move(display_name)), base_dir_(std::move(base_dir)), diags_(diags) {}
 
   std::optional<Model> load(const std::string& text) {
+    if (size_t deep = find_excess_nesting(text); deep != std::string::npos) {
+      auto [line, col] = line_col_of(text, deep);
+      diags_.error(DiagLocation::in_file(file_ + ":" + std::to_string(line) + ":" +
+                                         std::to_string(col)),
+                   "JSON nested more than " + std::to_string(kMaxJsonDepth) +
+                       " levels deep; a model.json needs a handful");
+      return std::nullopt;
+    }
     json root;
     try {
       root = json::parse(text);
@@ -275,6 +284,10 @@ class ModelLoader {
       }
     }
     if (!ok) return std::nullopt;
+    if (!within_size_limit(type)) {
+      error(path + "/shape", size_limit_message(type));
+      return std::nullopt;
+    }
     return type;
   }
 
@@ -713,6 +726,14 @@ std::optional<Model> load_model(const std::string& path, DiagnosticEngine& diags
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     diags.error(DiagLocation::in_file(path), std::string("cannot open: ") + std::strerror(errno));
+    return std::nullopt;
+  }
+  if (auto size = std::filesystem::file_size(path, ec); !ec && size > kMaxModelJsonBytes) {
+    diags.error(DiagLocation::in_file(path),
+                "the file is " + std::to_string(size >> 20) +
+                    " MiB; graft reads model.json files up to " +
+                    std::to_string(kMaxModelJsonBytes >> 20) +
+                    " MiB (constants belong in the safetensors weights file)");
     return std::nullopt;
   }
   std::ostringstream text;

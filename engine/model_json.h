@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -30,16 +31,23 @@ struct Model {
                                                           const std::string& base_dir,
                                                           DiagnosticEngine& diags);
 
-/// The weights file `save_model` writes beside `model_path`: "dir/net.json" -> "net.safetensors".
-std::string weights_file_for(const std::string& model_path);
+/// The weights file `save_model` writes beside `model_path` for weights `weights_bytes`:
+/// "dir/net.json" -> "dir/net.<16 hex digits of a content hash>.safetensors". Naming the file
+/// after its contents makes model.json the single commit point of a save: new weights never
+/// overwrite the file the previous model.json names, so a save killed at any moment leaves
+/// the old model or the new one, never old JSON beside new weights.
+std::string weights_file_for(const std::string& model_path, std::string_view weights_bytes);
+/// Whether `file_name` is a weights file save_model writes for models named `stem`.
+bool is_saved_weights_name(std::string_view file_name, std::string_view stem);
 
 /// Serialises `model` to model.json text naming `weights_file` (relative; "" for none).
 std::string model_to_json_text(const Model& model, const std::string& weights_file);
 /// The safetensors bytes of every constant a live get_attr node reads.
 std::string model_weights_bytes(const Model& model);
 /// Writes `path` and, if the graph references any constants, the weights file beside it
-/// (weights_file_for), both atomically (weights renamed first). Returns false after
-/// reporting to `diags`; then neither file was changed.
+/// (weights_file_for): the weights are put in place first, then model.json is renamed over
+/// the old one — the commit. Weights files of earlier saves of `path` are removed afterwards.
+/// Returns false after reporting to `diags`; then `path` and the files it names are unchanged.
 [[nodiscard]] bool save_model(const Model& model, const std::string& path, DiagnosticEngine& diags);
 
 }  // namespace graft

@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "engine/json_limits.h"
 #include "engine/support/check.h"
 
 namespace graft {
@@ -293,6 +294,12 @@ uint64_t read_u64_le(const std::byte* p) {
 std::optional<json> parse_header(const std::byte* begin, uint64_t length,
                                  const std::string& display_name, DiagnosticEngine& diags) {
   const char* text = reinterpret_cast<const char*>(begin);
+  if (size_t deep = find_excess_nesting({text, length}); deep != std::string_view::npos) {
+    diags.error(DiagLocation::in_file(display_name),
+                fmt::format("header nests JSON more than {} levels deep (at byte {})",
+                            kMaxJsonDepth, 8 + deep));
+    return std::nullopt;
+  }
   try {
     return json::parse(text, text + length);
   } catch (const json::exception& e) {

@@ -55,13 +55,35 @@ std::string shape_to_string(const Shape& shape) {
 }
 
 std::optional<int64_t> element_count(const Shape& shape) {
-  int64_t count = 1;
   for (Dim d : shape) {
     if (d < 0) return std::nullopt;
-    if (d != 0 && count > INT64_MAX / d) return std::nullopt;
+  }
+  for (Dim d : shape) {
+    if (d == 0) return 0;  // [2^62, 2^62, 0] is empty, not an overflow
+  }
+  int64_t count = 1;
+  for (Dim d : shape) {
+    if (count > INT64_MAX / d) return std::nullopt;
     count *= d;
   }
   return count;
+}
+
+bool within_size_limit(const TensorType& type) {
+  int64_t bytes = static_cast<int64_t>(dtype_size(type.dtype));
+  for (Dim d : type.shape) {
+    if (d == 0) return true;
+  }
+  for (Dim d : type.shape) {
+    if (d <= 0) continue;  // a symbol
+    if (bytes > kMaxTensorBytes / d) return false;
+    bytes *= d;
+  }
+  return true;
+}
+
+std::string size_limit_message(const TensorType& type) {
+  return type_to_string(type) + " would take more than 256 TiB, the limit for one tensor";
 }
 
 std::string type_to_string(const TensorType& type) {

@@ -38,6 +38,15 @@ struct TensorType {
   bool operator==(const TensorType&) const = default;
 };
 
+/// The largest tensor graft accepts, in bytes (256 TiB): far beyond any machine, and small
+/// enough that byte counts, strides and offsets never overflow int64 anywhere downstream.
+inline constexpr int64_t kMaxTensorBytes = int64_t{1} << 48;
+/// Whether the concrete dims of `type` stay within kMaxTensorBytes (symbolic dims count as 1;
+/// they are checked again once bound).
+bool within_size_limit(const TensorType& type);
+/// "float32[65536, 65536, 65536] would take more than 256 TiB, the limit for one tensor"
+std::string size_limit_message(const TensorType& type);
+
 /// "float32[N, 3, 224, 224]"
 std::string type_to_string(const TensorType& type);
 

@@ -36,7 +36,12 @@ std::optional<TensorType> infer_node_type(const Node& node, std::string* error) 
     *error = "op '" + schema.name + "' has no shape function";
     return std::nullopt;
   }
-  return schema.infer(infer_inputs_of(node), error);
+  std::optional<TensorType> type = schema.infer(infer_inputs_of(node), error);
+  if (type && !within_size_limit(*type)) {
+    *error = "the result " + size_limit_message(*type);
+    return std::nullopt;
+  }
+  return type;
 }
 
 std::optional<Shape> broadcast_shapes(const Shape& a, const Shape& b) {

@@ -23,6 +23,7 @@
 #include <cstring>
 
 #include "engine/support/check.h"
+#include "runtime/allocation.h"
 #include "runtime/executable_impl.h"
 #include "runtime/kernels/families.h"
 
@@ -356,13 +357,12 @@ void Compiler::plan_and_bind(Executable::Impl& impl) {
   impl.plan = plan_memory(impl.requests, options_.reuse_memory);
   GRAFT_DCHECK(check_memory_plan(impl.requests, impl.plan).empty())
       << check_memory_plan(impl.requests, impl.plan);
-  auto alloc = [](size_t bytes) {
-    void* p = std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096 + 4096);
-    GRAFT_CHECK(p != nullptr) << "out of memory allocating " << bytes << " bytes";
-    return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+  // Page-aligned, plus a page of slack; not zero-filled: pages are touched when kernels run.
+  auto alloc = [](size_t bytes, const char* what) {
+    return allocate_buffer((bytes + 4095) / 4096 * 4096 + 4096, 4096, what, false);
   };
-  impl.arena = alloc(impl.plan.arena_bytes);
-  impl.scratchpad = alloc(scratchpad_bytes_);
+  impl.arena = alloc(impl.plan.arena_bytes, "the activations (memory arena)");
+  impl.scratchpad = alloc(scratchpad_bytes_, "the kernels' scratchpad");
   impl.scratchpad_bytes = scratchpad_bytes_;
   impl.weight_bytes = weight_bytes_;
   impl.owned = std::move(owned_);
@@ -491,6 +491,9 @@ std::unique_ptr<Executable> compile(const Graph& graph, const CompileOptions& op
     diags.error(DiagLocation::in_file(options.source_name),
                 std::string("oneDNN failed while compiling: ") + e.what() + " (status " +
                     std::to_string(e.status) + ")");
+    return nullptr;
+  } catch (const AllocationError& e) {
+    diags.error(DiagLocation::in_file(options.source_name), e.what());
     return nullptr;
   }
 }

@@ -9,17 +9,14 @@
 #include <sstream>
 
 #include "engine/support/check.h"
+#include "runtime/allocation.h"
 
 namespace graft::runtime {
 namespace {
 
-std::shared_ptr<void> allocate(size_t bytes) {
+std::shared_ptr<void> allocate(DType dtype, const Shape& shape, size_t bytes) {
   // 64-byte alignment matches oneDNN's preference for user buffers (a cache line, AVX-512).
-  size_t rounded = (bytes + 63) / 64 * 64;
-  void* p = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
-  GRAFT_CHECK(p != nullptr) << "out of memory allocating " << bytes << " bytes";
-  std::memset(p, 0, rounded == 0 ? 64 : rounded);
-  return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+  return allocate_buffer(bytes, 64, "a tensor of " + type_to_string({dtype, shape}), true);
 }
 
 }  // namespace
@@ -35,7 +32,7 @@ Tensor Tensor::zeros(DType dtype, Shape shape) {
   t.dtype_ = dtype;
   t.shape_ = std::move(shape);
   GRAFT_CHECK(is_concrete(t.shape_)) << "tensor shape must be concrete";
-  t.owner_ = allocate(t.nbytes());
+  t.owner_ = allocate(t.dtype_, t.shape_, t.nbytes());
   t.data_ = t.owner_.get();
   return t;
 }

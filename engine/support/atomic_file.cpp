@@ -64,6 +64,15 @@ bool write_temp(const std::string& path, std::string_view contents, std::string*
   return true;
 }
 
+/// fsyncs the directory holding `path` (best effort: some file systems refuse it).
+void sync_directory_of(const std::string& path) {
+  std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
 }  // namespace
 
 bool write_file_atomically(const std::string& path, std::string_view contents,
@@ -95,6 +104,9 @@ bool AtomicFileSet::commit(std::string* error) {
       staged_.erase(staged_.begin(), staged_.begin() + static_cast<long>(i));
       return false;
     }
+    // The rename is atomic for readers at once; syncing the directory makes it survive a
+    // power cut too, before the next file (the commit point, model.json) is renamed.
+    sync_directory_of(staged_[i].path);
   }
   staged_.clear();
   return true;

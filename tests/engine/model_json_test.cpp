@@ -10,6 +10,7 @@
 #include <regex>
 
 #include "engine/safetensors.h"
+#include "engine/support/content_hash.h"
 #include "engine/verifier.h"
 #include "tests/testing/test_paths.h"
 
@@ -83,22 +84,65 @@ TEST_CASE("save then load then save gives the same bytes", "[engine][model_json]
   REQUIRE(model);
   std::string dir = make_temp_dir("model_json_roundtrip");
   REQUIRE(save_model(*model, dir + "/a.json", diags));
-  CHECK(std::filesystem::exists(dir + "/a.safetensors"));
+  const std::string hash = hash_hex(content_hash(model_weights_bytes(*model)));
+  CHECK(std::filesystem::exists(dir + "/a." + hash + ".safetensors"));
   std::optional<Model> again = load_model(dir + "/a.json", diags);
   INFO(diags.render());
   REQUIRE(again);
   REQUIRE(save_model(*again, dir + "/b.json", diags));
   std::string a = read_file(dir + "/a.json");
   std::string b = read_file(dir + "/b.json");
-  // Only the weights file name differs.
-  CHECK(b == std::regex_replace(a, std::regex("a\\.safetensors"), "b.safetensors"));
-  CHECK(read_file(dir + "/a.safetensors") == read_file(dir + "/b.safetensors"));
+  // Only the weights file name differs: same contents, same hash.
+  CHECK(b == std::regex_replace(a, std::regex("\"a\\."), "\"b."));
+  CHECK(read_file(dir + "/a." + hash + ".safetensors") ==
+        read_file(dir + "/b." + hash + ".safetensors"));
   // Weights are carried byte for byte.
   for (const auto& [name, t] : model->graph->constants().all()) {
     const ConstantTensor* u = again->graph->constants().find(name);
     REQUIRE(u != nullptr);
     CHECK(u->type() == t.type());
     CHECK(std::memcmp(u->data, t.data, t.nbytes) == 0);
+  }
+}
+
+TEST_CASE("a save names its weights after their contents and removes the superseded ones",
+          "[engine][model_json]") {
+  DiagnosticEngine diags;
+  std::optional<Model> model = load_model(source_path(kExample), diags);
+  REQUIRE(model);
+  std::string dir = make_temp_dir("model_json_weights_names");
+  // Files that are not weights of earlier saves of m.json: never touched.
+  for (const char* other : {"m.safetensors", "mm.0123456789abcdef.safetensors",
+                            "n.0123456789abcdef.safetensors", "m.0123456789abcdeg.safetensors"}) {
+    write_file(dir + "/" + other, "keep");
+  }
+  // A weights file an earlier save (or a save killed before its commit) left: removed.
+  write_file(dir + "/m.00000000deadbeef.safetensors", "stale");
+  REQUIRE(save_model(*model, dir + "/m.json", diags));
+  const std::string first = weights_file_for(dir + "/m.json", model_weights_bytes(*model));
+  CHECK(std::filesystem::exists(first));
+  CHECK_FALSE(std::filesystem::exists(dir + "/m.00000000deadbeef.safetensors"));
+
+  // New weights get a new file; model.json names it; the old file goes once model.json did.
+  const ConstantTensor* bias = model->graph->constants().find("fc.bias");
+  REQUIRE(bias != nullptr);
+  std::vector<float> values(bias->f32(), bias->f32() + bias->numel());
+  values[0] += 1.0f;
+  model->graph->constants().set("fc.bias", ConstantTensor::from_floats(bias->shape, values));
+  REQUIRE(save_model(*model, dir + "/m.json", diags));
+  const std::string second = weights_file_for(dir + "/m.json", model_weights_bytes(*model));
+  CHECK(second != first);
+  CHECK(std::filesystem::exists(second));
+  CHECK_FALSE(std::filesystem::exists(first));
+  CHECK_THAT(read_file(dir + "/m.json"),
+             Catch::Contains(std::filesystem::path(second).filename().string()));
+  std::optional<Model> again = load_model(dir + "/m.json", diags);
+  INFO(diags.render());
+  REQUIRE(again);
+  CHECK(again->graph->constants().find("fc.bias")->f32()[0] == values[0]);
+  for (const char* other : {"m.safetensors", "mm.0123456789abcdef.safetensors",
+                            "n.0123456789abcdef.safetensors", "m.0123456789abcdeg.safetensors"}) {
+    CHECK(read_file(dir + "/" + other) == "keep");
   }
 }
 
@@ -310,6 +354,40 @@ TEST_CASE("every problem in a file is reported in one run", "[engine][model_json
   CHECK_THAT(l.diagnostics, Catch::Contains("/nodes/3/args/0"));
   // b only failed because a did: no follow-on error for it.
   CHECK_THAT(l.diagnostics, !Catch::Contains("/nodes/2"));
+}
+
+TEST_CASE("resource limits: oversized tensors, deep nesting, huge files", "[engine][model_json][bad]") {
+  auto with_input_shape = [](const std::string& shape) {
+    return model_text(R"({"name": "x", "op": "placeholder", "target": "x", "meta": {"shape": )" +
+                      shape + R"(, "dtype": "float32"}},)" + kOutputX);
+  };
+  // The element count overflows int64: rejected at the shape, not wrapped around.
+  CHECK_THAT(rejected(with_input_shape("[4611686018427387904, 4]")),
+             Catch::Contains("/nodes/0/meta/shape: error: float32[4611686018427387904, 4] would "
+                             "take more than 256 TiB"));
+  CHECK_THAT(rejected(with_input_shape("[\"N\", 1099511627776, 1099511627776]")),
+             Catch::Contains("more than 256 TiB"));
+  // Empty is not an overflow.
+  CHECK(load_text(with_input_shape("[4611686018427387904, 4611686018427387904, 0]")).model);
+  // A result that overflows, from inputs that do not.
+  std::string product = model_text(
+      R"({"name": "a", "op": "placeholder", "target": "a", "meta": {"shape": [16777216, 1], "dtype": "float32"}},
+         {"name": "b", "op": "placeholder", "target": "b", "meta": {"shape": [1, 16777216], "dtype": "float32"}},
+         {"name": "s", "op": "call_function", "target": "add", "args": [{"node": "a"}, {"node": "b"}]},
+         {"name": "output", "op": "output", "target": "output", "args": [[{"node": "s"}]]})");
+  CHECK_THAT(rejected(product), Catch::Contains("float32[16777216, 16777216] would take more than"));
+
+  // Nesting deep enough to overflow the stack when the document is copied or destroyed.
+  std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  CHECK_THAT(rejected(model_text(kInput + "," + kOutputX, R"("metadata": {"x": )" + deep + "}, ")),
+             Catch::Contains("model.json:1:") && Catch::Contains("nested more than 256 levels"));
+  // A file too large to parse is refused before it is read (a sparse file: no disk used).
+  std::string dir = make_temp_dir("model_json_huge");
+  write_file(dir + "/huge.json", "{");
+  std::filesystem::resize_file(dir + "/huge.json", (uintmax_t{1} << 30) + 1);
+  DiagnosticEngine diags;
+  CHECK_FALSE(load_model(dir + "/huge.json", diags));
+  CHECK_THAT(diags.render(), Catch::Contains("graft reads model.json files up to 1024 MiB"));
 }
 
 TEST_CASE("a model path that cannot be read is rejected", "[engine][model_json][bad]") {

@@ -505,11 +505,13 @@ TEST_CASE("safetensors survives single-byte corruption of the header", "[engine]
 }
 
 TEST_CASE("safetensors describes deep or long values by their kind", "[engine][safetensors]") {
-  // A million nested lists must neither overflow the stack nor land in the message.
+  // A million nested lists must neither overflow the stack nor land in the message: refused
+  // before parsing, at the byte that opens level 257 (8 bytes of length prefix + 256).
   std::string deep = std::string(1000000, '[') + std::string(1000000, ']');
   CHECK(single_error(make_file(deep)).message ==
-        "header must be a JSON object mapping tensor names to entries, got an array");
-  CHECK(single_error(make_file(R"({"w":)" + deep + "}")).message ==
+        "header nests JSON more than 256 levels deep (at byte 264)");
+  CHECK(single_error(make_file(R"({"w":)" + std::string(255, '[') + std::string(255, ']') + "}"))
+            .message ==
         "tensor 'w' must be an object with 'dtype', 'shape' and 'data_offsets', got an array");
   Diagnostic list = single_error(
       one_tensor(R"({"dtype":[1,2,3,4,5,6,7,8,9],"shape":[6],"data_offsets":[0,24]})"));

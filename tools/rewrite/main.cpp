@@ -9,6 +9,7 @@
 #include <map>
 #include <new>
 
+#include "runtime/allocation.h"
 #include "tools/rewrite/commands.h"
 
 namespace {
@@ -46,9 +47,12 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     return run(argc, argv);
-  } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "rewrite: error: out of memory\n");
-    return graft::cli::kExitInternal;
+  } catch (const std::bad_alloc& e) {
+    // Too large a model for this machine is a rejected input, not a bug in graft.
+    // runtime::AllocationError says what and how much; a plain bad_alloc only "out of memory".
+    const bool specific = dynamic_cast<const graft::runtime::AllocationError*>(&e) != nullptr;
+    std::fprintf(stderr, "rewrite: error: %s\n", specific ? e.what() : "out of memory");
+    return graft::cli::kExitInputRejected;
   } catch (const std::exception& e) {
     std::fprintf(stderr,
                  "rewrite: internal error: %s\nthis is a bug in graft; please report it with the "

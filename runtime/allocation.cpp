@@ -1,0 +1,54 @@
+#include "runtime/allocation.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace graft::runtime {
+namespace {
+
+size_t physical_memory_bytes() {
+  long pages = ::sysconf(_SC_PHYS_PAGES);
+  long page_size = ::sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0) return SIZE_MAX;  // unknown: let the allocator decide
+  return static_cast<size_t>(pages) * static_cast<size_t>(page_size);
+}
+
+}  // namespace
+
+std::string format_bytes(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  int unit = 0;
+  while (bytes >= 1024 && unit < 6) {
+    bytes /= 1024;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", bytes, units[unit]);
+  return text;
+}
+
+std::shared_ptr<void> allocate_buffer(size_t bytes, size_t alignment, std::string_view what,
+                                      bool zero_fill) {
+  static const size_t physical = physical_memory_bytes();
+  auto refuse = [&](const std::string& why) {
+    return AllocationError("cannot allocate " + format_bytes(static_cast<double>(bytes)) +
+                           " for " + std::string(what) + ": " + why);
+  };
+  if (bytes > physical) {
+    throw refuse("this machine has " + format_bytes(static_cast<double>(physical)) +
+                 " of memory");
+  }
+  // aligned_alloc wants a multiple of the alignment; a zero-byte request still gets a buffer.
+  size_t rounded = bytes == 0 ? alignment : (bytes + alignment - 1) / alignment * alignment;
+  void* p = std::aligned_alloc(alignment, rounded);
+  if (p == nullptr) throw refuse(std::strerror(ENOMEM));
+  if (zero_fill) std::memset(p, 0, rounded);
+  return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+}
+
+}  // namespace graft::runtime
