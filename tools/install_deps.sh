@@ -17,6 +17,8 @@ packages=(
   libfmt-dev           # formatting
   # PyTorch: the exporter and the reference numbers graft is checked against
   python3 python3-numpy python3-torch python3-torchvision
+  # the leak check of the slow suite (tools/leak_check.sh --valgrind)
+  valgrind
 )
 
 missing=()
