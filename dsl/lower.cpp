@@ -760,6 +760,46 @@ class RuleLowering {
     return push_op(std::move(op));
   }
 
+  /// `D` or a list with dim symbols (`[D]`, `[1, D]`) as an attribute, or nullopt for
+  /// expressions without a symbol. Sema has checked the items are ints and bound symbols.
+  std::optional<ReplValue> dim_symbol_attr(const ast::Expr& e) {
+    auto symbol = [&](const ast::NameExpr& name) {
+      ReplValue v;
+      v.kind = ReplValue::Kind::kSymbol;
+      auto it = symbols_.find(name.name);
+      if (it == symbols_.end()) {
+        unsupported(name.range, "the dim symbol '" + std::string(name.name) +
+                                    "', which no where condition binds");
+        return v;
+      }
+      v.index = it->second;
+      std::vector<uint32_t>& used = rule_.replacement_symbols;
+      if (std::find(used.begin(), used.end(), v.index) == used.end()) used.push_back(v.index);
+      return v;
+    };
+    if (const auto* name = ast::dyn_cast<ast::NameExpr>(&e)) return symbol(*name);
+    const auto* list = ast::dyn_cast<ast::ListExpr>(&e);
+    if (list == nullptr || std::none_of(list->items.begin(), list->items.end(), [](const ast::Expr* i) {
+          return i->kind == ast::NodeKind::kName;
+        })) {
+      return std::nullopt;
+    }
+    ReplValue v;
+    v.kind = ReplValue::Kind::kDimList;
+    for (const ast::Expr* item : list->items) {
+      if (const auto* name = ast::dyn_cast<ast::NameExpr>(item)) {
+        v.items.push_back(symbol(*name));
+      } else {
+        const auto* n = static_cast<const ast::NumberExpr*>(item);
+        ReplValue number;
+        number.kind = ReplValue::Kind::kScalar;
+        number.scalar = Scalar{n->float_value, true};
+        v.items.push_back(number);
+      }
+    }
+    return v;
+  }
+
   /// A replacement attribute: a `$` variable or a literal coerced to the attribute's type.
   ReplValue repl_attr(const ast::Arg& arg, const OpSchema& schema, const AttrSpec& spec) {
     ReplValue v;
@@ -768,6 +808,7 @@ class RuleLowering {
       v.index = attr_var(var->name);
       return v;
     }
+    if (std::optional<ReplValue> dims = dim_symbol_attr(*arg.value)) return *dims;
     std::optional<AttrValue> value =
         arg.is_in ? std::nullopt : attr_literal(arg.value, schema, spec);
     if (arg.is_in) unsupported(arg.range, "an 'in' constraint in a replacement");

@@ -1,6 +1,7 @@
 // Sema of call arguments: binding them to an op schema Python-style (positional in signature
 // order, then keywords), the checks of each operand and attribute slot, `$` variables and
 // their types, and shape inference of test-graph calls through the schema's shape function.
+#include <algorithm>
 #include <cmath>
 
 #include "dsl/sema_internal.h"
@@ -293,6 +294,7 @@ void Sema::check_attr_arg(const Arg* arg, const OpSchema& s, const AttrSpec& spe
     default:
       break;
   }
+  if (env.mode == Mode::kReplacement && check_dim_symbol_attr(v, spec, desc, env)) return;
   std::optional<AttrValue> value = literal_value(v);
   if (!value) {
     error(v->range, desc + " is an attribute: expected a literal" +
@@ -302,6 +304,45 @@ void Sema::check_attr_arg(const Arg* arg, const OpSchema& s, const AttrSpec& spe
     return;
   }
   if (!coerce_attr(spec, *value, &err)) error(v->range, "bad value for " + desc + ": " + err);
+}
+
+bool Sema::check_dim_symbol_attr(const Expr* v, const AttrSpec& spec, const std::string& desc,
+                                 Env& env) {
+  const auto* list = dyn_cast<ListExpr>(v);
+  std::vector<const Expr*> items;
+  if (list != nullptr) {
+    items.assign(list->items.begin(), list->items.end());
+  } else {
+    items.push_back(v);
+  }
+  if (std::none_of(items.begin(), items.end(),
+                   [](const Expr* e) { return e->kind == NodeKind::kName; })) {
+    return false;  // no symbol: a literal (or not), checked as one
+  }
+  const AttrType wanted = list != nullptr ? AttrType::kInts : AttrType::kInt;
+  if (spec.type != wanted) {
+    error(v->range, desc + " is " + spec_type_name(spec) + ", but a dim symbol is an int" +
+                        (list != nullptr ? " (a list of them is int[])" : ""));
+    return true;
+  }
+  for (const Expr* item : items) {
+    if (const auto* name = dyn_cast<NameExpr>(item)) {
+      if (env.dim_symbols.count(name->name) == 0) {
+        std::vector<std::string> known;
+        for (const auto& [symbol, range] : env.dim_symbols) known.push_back(symbol);
+        error(item->range, "'" + std::string(name->name) +
+                               "' is not a dim symbol of a where condition (bind it with, "
+                               "e.g., dim(x, -1) == " + std::string(name->name) + ")" +
+                               did_you_mean(name->name, known));
+      }
+      continue;
+    }
+    const auto* n = dyn_cast<NumberExpr>(item);
+    if (n == nullptr || !n->is_int) {
+      error(item->range, "the items of " + desc + " must be integers or dim symbols");
+    }
+  }
+  return true;
 }
 
 std::optional<TensorType> Sema::infer(SourceRange range, const BoundCall& bound,

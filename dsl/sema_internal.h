@@ -99,6 +99,9 @@ struct Env {
   // such as `rank(x) == 4, shape(x) == [N, C]`: the rank or dtype and where it was required.
   std::map<const ast::Node*, std::pair<int64_t, SourceRange>> required_ranks;
   std::map<const ast::Node*, std::pair<DType, SourceRange>> required_dtypes;
+  // Dim symbols a `where` condition binds (`dim(x, -1) == D`, `shape(w) == [D]`, neither
+  // negated): the replacement may use them as ints in attributes (`normalized_shape=[D]`).
+  std::map<std::string, SourceRange, std::less<>> dim_symbols;
 };
 
 struct ArgBinding;
@@ -168,6 +171,10 @@ class Sema {
   std::vector<const OpSchema*> resolve_callee(const ast::CallExpr* call, Env& env);
   const OpSchema* arithmetic_op(const char* name, SourceRange range);
   void check_attr_arg(const ast::Arg* arg, const OpSchema& schema, const AttrSpec& spec, Env& env);
+  /// A replacement attribute that is a dim symbol or a list with one (`[D]`, `[1, D]`): true
+  /// when `value` is such an expression (and any problem was reported), false otherwise.
+  bool check_dim_symbol_attr(const ast::Expr* value, const AttrSpec& spec, const std::string& desc,
+                             Env& env);
   /// Runs the schema's shape function when every input type is known; reports at `range`.
   std::optional<TensorType> infer(SourceRange range, const ast::BoundCall& bound,
                                   const std::vector<ValueResult>& operands,

@@ -218,6 +218,12 @@ class ConditionChecker {
     }
   }
 
+  /// Records a dim symbol that `c` binds for every match: only `==` outside `not` binds it
+  /// (`dim(x, 0) != N` holds for many N and says nothing of which).
+  void note_symbol(const Condition* c, const NameExpr* symbol) {
+    if (c->op == CmpOp::kEq && !c->negated) env_.dim_symbols.emplace(symbol->name, symbol->range);
+  }
+
   /// `… == 3`, `… >= 2`, `… in {3, 4}`, `… in 2..4`: integers only.
   void check_int_rhs(Condition* c, const std::string& text, bool allow_symbol) {
     auto is_int = [](const Expr* e) {
@@ -238,7 +244,11 @@ class ConditionChecker {
       }
       return;
     }
-    if (is_int(c->rhs) || (allow_symbol && c->rhs->kind == NodeKind::kName)) return;
+    if (is_int(c->rhs)) return;
+    if (allow_symbol && c->rhs->kind == NodeKind::kName) {
+      note_symbol(c, static_cast<const NameExpr*>(c->rhs));
+      return;
+    }
     sema_.error(c->rhs->range, "'" + text + "' must be compared with an integer" +
                                    (allow_symbol ? " or a dim symbol" : ""));
   }
@@ -301,6 +311,8 @@ class ConditionChecker {
       } else if (n != nullptr ? (!n->is_int || n->int_value < 0)
                               : dim->kind != NodeKind::kName && dim->kind != NodeKind::kWildcard) {
         sema_.error(dim->range, "a dim must be a non-negative integer, a symbol, '_' or '...'");
+      } else if (dim->kind == NodeKind::kName) {
+        note_symbol(c, static_cast<const NameExpr*>(dim));
       }
     }
   }

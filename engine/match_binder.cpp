@@ -36,6 +36,7 @@ struct Binding {
   std::vector<char> var_bound;
   std::vector<AttrValue> attr_vars;
   std::vector<char> attr_bound;
+  std::vector<Dim> symbols;  // set once the conditions hold
 };
 
 class Binder {
@@ -108,7 +109,7 @@ class Binder {
       return false;
     }
     std::string reason;
-    if (!conditions_hold(rule_, b.nodes, b.vars, b.attr_vars, &reason)) {
+    if (!conditions_hold(rule_, b.nodes, b.vars, b.attr_vars, &reason, &b.symbols)) {
       fail([&] { return reason; });
       return false;
     }
@@ -303,6 +304,7 @@ std::optional<Match> Matcher::match_at(uint32_t rule_index, Node* node, Explanat
   m.nodes = std::move(b->nodes);
   m.vars = std::move(b->vars);
   m.attr_vars = std::move(b->attr_vars);
+  m.symbols = std::move(b->symbols);
   return m;
 }
 

@@ -60,6 +60,9 @@ class Evaluator {
       : rule_(rule), nodes_(nodes), vars_(vars), attr_vars_(attr_vars),
         symbols_(rule.symbol_count) {}
 
+  /// The dim symbol `s` is bound to, if a condition bound it.
+  std::optional<Dim> symbol(uint32_t s) const { return symbols_[s]; }
+
   /// nullopt when the condition holds; otherwise why not.
   std::optional<std::string> check(const Condition& c) {
     std::string detail;
@@ -360,12 +363,28 @@ class Evaluator {
 
 bool conditions_hold(const Rule& rule, const std::vector<Node*>& nodes,
                      const std::vector<Input>& vars, const std::vector<AttrValue>& attr_vars,
-                     std::string* reason) {
+                     std::string* reason, std::vector<Dim>* symbols) {
   Evaluator eval(rule, nodes, vars, attr_vars);
   for (const Condition& c : rule.conditions) {
     if (std::optional<std::string> why = eval.check(c)) {
       if (reason != nullptr) *reason = *why;
       return false;
+    }
+  }
+  for (uint32_t s : rule.replacement_symbols) {
+    std::optional<Dim> dim = eval.symbol(s);
+    if (!dim || !is_concrete(*dim)) {
+      if (reason != nullptr) {
+        *reason = "the replacement needs a concrete size for a dim symbol, which is " +
+                  (dim ? "the symbolic dim " + dim_to_string(*dim) : std::string("unbound"));
+      }
+      return false;
+    }
+  }
+  if (symbols != nullptr) {
+    symbols->resize(rule.symbol_count);
+    for (uint32_t s = 0; s < rule.symbol_count; ++s) {
+      (*symbols)[s] = eval.symbol(s).value_or(unknown_dim());
     }
   }
   return true;

@@ -38,6 +38,7 @@ struct Match {
   std::vector<Node*> nodes;         // per Rule::nodes
   std::vector<Input> vars;          // per Rule::var_names (kNone for an absent `b?`)
   std::vector<AttrValue> attr_vars; // per Rule::attr_var_names
+  std::vector<Dim> symbols;         // per dim symbol of the rule (unknown_dim() if unbound)
   /// The graph node matched by the rule's first root: where the match is anchored.
   Node* anchor(const Rule& of) const { return nodes[of.roots[0]]; }
 };

@@ -141,6 +141,8 @@ struct ReplValue {
     kAttrVar,   // the value bound to attribute var `index` (a scalar operand or attribute)
     kLiteral,   // an attribute literal (`stride=[1, 1]`, `approximate="tanh"`)
     kCoalesce,  // `a ?? b`: items[0] unless it is None, else items[1]
+    kSymbol,    // an int attribute: the dim that `where` bound to dim symbol `index` (`D`)
+    kDimList,   // an int-list attribute of kScalar ints and kSymbol dims (`[D]`, `[1, D]`)
   };
   Kind kind = Kind::kNone;
   ValueRef value;
@@ -170,6 +172,8 @@ struct Rule {
   std::vector<bool> var_optional;           // `b?`
   std::vector<std::string> attr_var_names;  // `$s` (without '$')
   uint32_t symbol_count = 0;                // dim symbols of the where clauses
+  /// Dim symbols the replacement reads: a match must bind each to a concrete size.
+  std::vector<uint32_t> replacement_symbols;
   std::vector<PatNode> nodes;  // topological: operands refer only to earlier nodes
   std::vector<uint32_t> roots;              // the returned PatNodes, in return order
   std::vector<Condition> conditions;

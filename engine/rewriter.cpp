@@ -203,7 +203,8 @@ class Driver {
           rebound = true;
         }
       }
-      if (!overlaps && rebound && !conditions_hold(rule, m.nodes, m.vars, m.attr_vars, nullptr)) {
+      if (!overlaps && rebound &&
+          !conditions_hold(rule, m.nodes, m.vars, m.attr_vars, nullptr, &m.symbols)) {
         overlaps = true;
       }
       if (overlaps) {
@@ -389,13 +390,33 @@ class Driver {
         if (const auto* b = std::get_if<bool>(&a)) return Input::of(Scalar{*b ? 1.0 : 0.0, true});
         return Input::none();
       }
-      case ReplValue::Kind::kLiteral: return Input::none();
+      case ReplValue::Kind::kLiteral:
+      case ReplValue::Kind::kSymbol:
+      case ReplValue::Kind::kDimList: return Input::none();  // attributes only (sema)
       case ReplValue::Kind::kCoalesce: {
         Input first = resolve(m, v.items[0], results);
         return first.is_none() ? resolve(m, v.items[1], results) : first;
       }
     }
     return Input::none();
+  }
+
+  /// A replacement attribute's value: a literal, a `$` variable's, or dims bound by `where`.
+  static AttrValue attr_value(const Match& m, const ReplValue& v) {
+    switch (v.kind) {
+      case ReplValue::Kind::kLiteral: return v.literal;
+      case ReplValue::Kind::kSymbol: return AttrValue{static_cast<int64_t>(m.symbols[v.index])};
+      case ReplValue::Kind::kDimList: {
+        std::vector<int64_t> dims;
+        for (const ReplValue& item : v.items) {
+          dims.push_back(item.kind == ReplValue::Kind::kSymbol
+                             ? static_cast<int64_t>(m.symbols[item.index])
+                             : static_cast<int64_t>(item.scalar.value));
+        }
+        return AttrValue{std::move(dims)};
+      }
+      default: return m.attr_vars[v.index];
+    }
   }
 
   /// Creates one replacement op, or folds it into a constant when every operand is constant
@@ -416,7 +437,7 @@ class Driver {
     for (size_t a = 0; a < op.attrs.size() && a < attrs.size(); ++a) {
       const ReplValue& v = op.attrs[a];
       if (v.kind == ReplValue::Kind::kNone) continue;
-      AttrValue value = v.kind == ReplValue::Kind::kLiteral ? v.literal : m.attr_vars[v.index];
+      AttrValue value = attr_value(m, v);
       std::string err;
       std::optional<AttrValue> coerced = coerce_attr(op.schema->attrs[a], value, &err);
       if (!coerced) return error(op.schema->name + "'s " + op.schema->attrs[a].name + ": " + err);

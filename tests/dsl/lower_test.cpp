@@ -172,6 +172,13 @@ std::string show(const graft::Rule& r, const ReplValue& v) {
       return graft::attr_to_string(v.literal);
     case ReplValue::Kind::kCoalesce:
       return "(" + show(r, v.items.at(0)) + " ?? " + show(r, v.items.at(1)) + ")";
+    case ReplValue::Kind::kSymbol:
+      return "sym" + std::to_string(v.index);
+    case ReplValue::Kind::kDimList: {
+      std::string out = "[";
+      for (const ReplValue& item : v.items) out += (out.size() > 1 ? ", " : "") + show(r, item);
+      return out + "]";
+    }
   }
   return "?";
 }
@@ -634,6 +641,23 @@ TEST_CASE("where: none and bool literals; 'ordered' alternatives never swap", "[
         "where $t == false '$t == false' @7:21\n"
         "where $r in {\"floor\", none} '$r in {\"floor\", none}' @7:34\n"
         "results: x\n");
+}
+
+TEST_CASE("replacement: dim symbols bound by where become attribute values", "[dsl][lower]") {
+  graft::Rule r = lower_one(
+      "rule ln {\n"
+      "  pattern(x, w) {\n"
+      "    return mul(x, w)\n"
+      "  }\n"
+      "  where shape(x) == [N, ..., D], dim(w, 0) == D\n"
+      "  replacement { return layer_norm(x, [D], w) + sum(x, [1, D]) }\n"
+      "}\n");
+  REQUIRE(r.replacement.size() == 3);
+  CHECK(r.symbol_count == 2);
+  CHECK(show(r, r.replacement[0].attrs.at(0)) == "[sym1]");
+  CHECK(show(r, r.replacement[1].attrs.at(0)) == "[1, sym1]");
+  // Only D is read by the replacement: matches must bind it to a concrete size, not N.
+  CHECK(r.replacement_symbols == std::vector<uint32_t>{1});
 }
 
 TEST_CASE("replacement: omitted operands, default and coerced attributes, renames",

@@ -856,6 +856,30 @@ test.rules:1:6: note: previous definition of 't' is here
  1 | test t { graph(x: f32[1, 3, 8, 8]) { y = relu(x); return y } expect graph { return relu(y) } }
    |                                                                                         ^
 )--"},
+    {"a dim symbol no where condition binds, in a replacement attribute",
+     "rule r { pattern(x) { return layer_norm(x, [4]) } where dim(x, 0) == N replacement { return layer_norm(x, [D]) } }",
+     false,
+     R"--(test.rules:1:108: error: 'D' is not a dim symbol of a where condition (bind it with, e.g., dim(x, -1) == D) (did you mean 'N'?)
+ 1 | rule r { pattern(x) { return layer_norm(x, [4]) } where dim(x, 0) == N replacement { return layer_norm(x, [D]) } }
+   |                                                                                                            ^
+)--"},
+    {"a dim symbol for a float attribute",
+     "rule r { pattern(x) { return relu(x) } where dim(x, -1) == D replacement { return layer_norm(x, [D], eps=D) } }",
+     false,
+     R"--(test.rules:1:106: error: 'eps' of 'layer_norm' is float, but a dim symbol is an int
+ 1 | rule r { pattern(x) { return relu(x) } where dim(x, -1) == D replacement { return layer_norm(x, [D], eps=D) } }
+   |                                                                                                          ^
+)--"},
+    {"a negated condition binds no dim symbol; list items must be ints",
+     "rule r { pattern(x) { return relu(x) } where not dim(x, -1) == D replacement { return layer_norm(x, [D, 1.5]) } }",
+     false,
+     R"--(test.rules:1:102: error: 'D' is not a dim symbol of a where condition (bind it with, e.g., dim(x, -1) == D)
+ 1 | rule r { pattern(x) { return relu(x) } where not dim(x, -1) == D replacement { return layer_norm(x, [D, 1.5]) } }
+   |                                                                                                      ^
+test.rules:1:105: error: the items of 'normalized_shape' of 'layer_norm' must be integers or dim symbols
+ 1 | rule r { pattern(x) { return relu(x) } where not dim(x, -1) == D replacement { return layer_norm(x, [D, 1.5]) } }
+   |                                                                                                         ^~~
+)--"},
 };
 // clang-format on
 

@@ -349,3 +349,38 @@ TEST_CASE("explain_match names the failing check", "[rewrite][driver]") {
   CHECK_FALSE(explain_match(*m.graph, compiled, "double_relü", "c", diags));
   CHECK_THAT(diags.render(), Catch::Contains("no rule named 'double_relü' (did you mean 'double_relu'?)"));
 }
+
+TEST_CASE("dim symbols bound by where become replacement attributes; symbolic ones block",
+          "[rewrite][driver]") {
+  // unsqueeze(x, -1) of a 2-d x is a reshape to [B, D, 1]: the sizes come from x's shape.
+  RuleSet rules = rules_from_text(R"(
+rule unsqueeze_last_to_reshape {
+  pattern(x) { return unsqueeze(x, -1) }
+  where shape(x) == [B, D]
+  replacement { return reshape(x, [B, D, 1]) }
+}
+)");
+  Model m = model_from_nodes(
+      join({input("x", "[2, 7]"), call("y", "unsqueeze", ref("x") + ", -1"), output({"y"})}));
+  Rewritten r = rewrite(*m.graph, rules);
+  INFO(r.diagnostics);
+  CHECK(r.result.ok);
+  REQUIRE(ops_of(*m.graph) == "reshape -> reshape");
+  const Node* reshaped = m.graph->output()->input(0).node;
+  CHECK(attr_to_string(reshaped->attrs().at(0)) == "[2, 7, 1]");
+
+  // A symbolic dim has no size to write: no rewrite, and explain says why.
+  Model s = model_from_nodes(
+      join({input("x", R"(["N", 7])"), call("y", "unsqueeze", ref("x") + ", -1"), output({"y"})}));
+  r = rewrite(*s.graph, rules);
+  CHECK(r.result.ok);
+  CHECK(ops_of(*s.graph) == "unsqueeze -> unsqueeze");
+  CompiledRules compiled(rules);
+  DiagnosticEngine diags;
+  std::optional<Explanation> why =
+      explain_match(*s.graph, compiled, "unsqueeze_last_to_reshape", "y", diags);
+  REQUIRE(why);
+  CHECK_FALSE(why->matched);
+  CHECK_THAT(why->reason, Catch::Contains("needs a concrete size for a dim symbol, which is the "
+                                          "symbolic dim N"));
+}
