@@ -404,11 +404,11 @@ class Synth {
           fail("a '?" "?' in a pattern");
           return std::nullopt;
         }
-        return emit_op(*b->schema, {b->lhs, b->rhs}, {}, name);
+        return emit_op(*b->schema, {b->lhs, b->rhs}, {}, name, /*operator_sugar=*/true);
       }
       case ast::NodeKind::kUnary: {
         const auto* u = static_cast<const ast::UnaryExpr*>(e);
-        return emit_op(*u->schema, {u->operand}, {}, name);
+        return emit_op(*u->schema, {u->operand}, {}, name, /*operator_sugar=*/true);
       }
       case ast::NodeKind::kNumber:
       case ast::NodeKind::kTolerance: {
@@ -667,8 +667,11 @@ class Synth {
 
   /// Writes `s(operands…, attrs…)` as a statement named `name` (or a fresh name) after giving
   /// every pending operand a type; returns the value.
+  /// `operator_sugar`: the op was written `a / b` or `-a`, which match the op's default
+  /// attributes only (docs/rules.md §3), so no other values are tried.
   std::optional<SynthValue> emit_op(const OpSchema& s, std::vector<const ast::Expr*> operands,
-                                    std::vector<const ast::Arg*> attrs, std::string_view name) {
+                                    std::vector<const ast::Arg*> attrs, std::string_view name,
+                                    bool operator_sugar = false) {
     // Flatten a variadic operand's list: one input per item.
     std::vector<const ast::Expr*> ins;
     size_t variadic_begin = operands.size();
@@ -734,9 +737,14 @@ class Synth {
         !vals.empty() && vals[0]->kind == SynthValue::Kind::kTensor ? &vals[0]->type : nullptr;
     for (size_t j = 0; j < s.attrs.size(); ++j) {
       bool emit = early_emit;
-      std::optional<AttrValue> v = static_cast<int>(j) == early_index && early
-                                       ? early
-                                       : choose_attr(s, j, attrs[j], x, &emit);
+      std::optional<AttrValue> v;
+      if (operator_sugar) {
+        v = s.attrs[j].default_value;
+        emit = false;
+      } else {
+        v = static_cast<int>(j) == early_index && early ? early
+                                                        : choose_attr(s, j, attrs[j], x, &emit);
+      }
       if (!v) return std::nullopt;
       attr_values[j] = *v;
       if (emit) attr_args.push_back(s.attrs[j].name + "=" + attr_text(*v));
