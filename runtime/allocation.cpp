@@ -45,7 +45,12 @@ std::shared_ptr<void> allocate_buffer(size_t bytes, size_t alignment, std::strin
   }
   // aligned_alloc wants a multiple of the alignment; a zero-byte request still gets a buffer.
   size_t rounded = bytes == 0 ? alignment : (bytes + alignment - 1) / alignment * alignment;
-  void* p = std::aligned_alloc(alignment, rounded);
+  // Small buffers (folded batch-norm scales, test tensors) come from plain malloc: glibc's
+  // memalign splits a larger chunk for every call, and freeing the pieces made malloc/free
+  // the top cost of constant folding. malloc's 16-byte alignment is all a few cache lines
+  // need; oneDNN only prefers (does not require) more.
+  constexpr size_t kSmall = 1024;
+  void* p = rounded <= kSmall ? std::malloc(rounded) : std::aligned_alloc(alignment, rounded);
   if (p == nullptr) throw refuse(std::strerror(ENOMEM));
   if (zero_fill) std::memset(p, 0, rounded);
   return std::shared_ptr<void>(p, [](void* q) { std::free(q); });

@@ -21,8 +21,8 @@ class AllocationError : public std::bad_alloc {
   std::string message_;
 };
 
-/// `bytes` bytes aligned to `alignment` (a power of two), zero-filled if `zero_fill`, freed
-/// with the last reference. Requests larger than the machine's physical memory are refused up front: with
+/// `bytes` bytes aligned to `alignment` (a power of two; buffers of at most 1 KiB only to
+/// malloc's 16 bytes), zero-filled if `zero_fill`, freed with the last reference. Requests larger than the machine's physical memory are refused up front: with
 /// overcommit they would "succeed" and the process would be killed later while touching them.
 /// Throws AllocationError naming `what` ("the activation arena", "tensor 'x'").
 std::shared_ptr<void> allocate_buffer(size_t bytes, size_t alignment, std::string_view what,

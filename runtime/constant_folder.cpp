@@ -7,12 +7,31 @@
 
 namespace graft::runtime {
 
+namespace {
+
+/// Ops whose result has the operand's bytes in another shape.
+bool is_relabelling(std::string_view op) {
+  return op == "reshape" || op == "view" || op == "flatten" || op == "squeeze" ||
+         op == "unsqueeze" || op == "contiguous" || op == "clone";
+}
+
+}  // namespace
+
 ConstantFolder reference_constant_folder() {
   return [](const Node& node, const std::vector<const ConstantTensor*>& operands,
             std::string* error) -> std::optional<ConstantTensor> {
     if (!node.type() || !is_concrete(node.type()->shape)) {
       *error = "the result has no concrete type";
       return std::nullopt;
+    }
+    // reshape(scale, [-1, 1, 1, 1]) in every batch-norm fold: the result shares the operand's
+    // bytes (constants are immutable), no buffer and no copy.
+    if (is_relabelling(node.target()) && !operands.empty() && operands[0] != nullptr &&
+        operands[0]->dtype == node.type()->dtype &&
+        element_count(node.type()->shape) == operands[0]->numel()) {
+      ConstantTensor view = *operands[0];
+      view.shape = node.type()->shape;
+      return view;
     }
     if (!has_reference(node.target())) {
       *error = "no reference kernel for '" + node.target() + "'";

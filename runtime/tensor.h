@@ -17,7 +17,7 @@ namespace graft::runtime {
 class Tensor {
  public:
   Tensor() = default;
-  /// A zero-filled tensor owning its bytes (64-byte aligned).
+  /// A zero-filled tensor owning its bytes (64-byte aligned above 1 KiB, 16 below).
   static Tensor zeros(DType dtype, Shape shape);
   /// A float32 tensor owning a copy of `values` (whose size must match the shape).
   static Tensor from_floats(Shape shape, const std::vector<float>& values);
