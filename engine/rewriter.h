@@ -39,9 +39,11 @@ struct RewriteOptions {
 };
 
 /// The default limit on the nodes one run may create on a graph of `nodes` nodes: 16 times its
-/// size, plus 65536 so that small graphs may grow too. Standard rewrites create at most about
-/// one node per node they replace.
-inline size_t default_created_nodes_limit(size_t nodes) { return 16 * nodes + 65536; }
+/// size, plus 4096 so that small graphs may grow too. Standard rewrites create at most about
+/// one node per node they replace. The limit also bounds the time a runaway rule set takes: its
+/// copies pile up as users of one value, and a multi-output match attempt sorts that value's
+/// users (engine/match_binder.cpp), so an iteration costs the square of that fan-out.
+inline size_t default_created_nodes_limit(size_t nodes) { return 16 * nodes + 4096; }
 
 struct RuleStats {
   uint64_t candidates = 0;  // anchors whose state had the rule

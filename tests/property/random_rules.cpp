@@ -135,7 +135,7 @@ class RuleGen {
       switch (rng_.below(4)) {
         case 0: mode = "once"; break;
         case 1: mode = "fixpoint"; break;
-        default: mode = fmt::format("fixpoint(max={})", rng_.pick({1, 3, 10, 100, 1000}));
+        default: mode = fmt::format("fixpoint(max={})", rng_.pick({1, 3, 10, 100, 1000, 1000000}));
       }
       text_ += fmt::format("phase p{} {} {{ {} }}\n", p, mode, fmt::join(members, ", "));
     }
