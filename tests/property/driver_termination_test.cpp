@@ -6,7 +6,6 @@
 // limit, RewriteOptions::max_created_nodes); the graph must verify afterwards, even when the
 // driver stopped, and must stay within the node limit.
 #include <catch2/catch.hpp>
-
 #include <chrono>
 #include <cstdio>
 
@@ -31,9 +30,9 @@ constexpr size_t kOneRewrite = 16;
 
 struct Outcomes {
   uint64_t cases = 0;
-  uint64_t clean = 0;            // every phase ended
-  uint64_t fixpoint_limit = 0;   // a fixpoint phase hit its iteration limit
-  uint64_t growth_limit = 0;     // the driver stopped the graph's growth
+  uint64_t clean = 0;           // every phase ended
+  uint64_t fixpoint_limit = 0;  // a fixpoint phase hit its iteration limit
+  uint64_t growth_limit = 0;    // the driver stopped the graph's growth
   uint64_t rewrites = 0;
   double slowest = 0;
   uint64_t largest_graph = 0;
@@ -92,13 +91,14 @@ Outcomes run_cases(uint64_t first, uint64_t count) {
     std::string failure = check_case(seed, out);
     if (!failure.empty()) FAIL("seed " << seed << ": " << failure);
   }
-  std::printf("%llu cases: %llu clean, %llu at a fixpoint limit, %llu at the growth limit; "
-              "%llu rewrites; slowest %.3f s; largest graph %llu nodes\n",
-              static_cast<unsigned long long>(out.cases), static_cast<unsigned long long>(out.clean),
-              static_cast<unsigned long long>(out.fixpoint_limit),
-              static_cast<unsigned long long>(out.growth_limit),
-              static_cast<unsigned long long>(out.rewrites), out.slowest,
-              static_cast<unsigned long long>(out.largest_graph));
+  std::printf(
+      "%llu cases: %llu clean, %llu at a fixpoint limit, %llu at the growth limit; "
+      "%llu rewrites; slowest %.3f s; largest graph %llu nodes\n",
+      static_cast<unsigned long long>(out.cases), static_cast<unsigned long long>(out.clean),
+      static_cast<unsigned long long>(out.fixpoint_limit),
+      static_cast<unsigned long long>(out.growth_limit),
+      static_cast<unsigned long long>(out.rewrites), out.slowest,
+      static_cast<unsigned long long>(out.largest_graph));
   return out;
 }
 

@@ -1,7 +1,6 @@
 #include "tests/property/property_testing.h"
 
 #include <catch2/catch.hpp>
-
 #include <cstdio>
 #include <cstdlib>
 #include <memory>

@@ -63,7 +63,8 @@ class GraphGen {
       double u = rng_.uniform(lo, hi);
       v = static_cast<float>(signed_ && rng_.chance(0.5) ? -u : u);
     }
-    std::string name = graph_->constants().unique_name("p" + std::to_string(params_++) + "." + hint);
+    std::string name =
+        graph_->constants().unique_name("p" + std::to_string(params_++) + "." + hint);
     graph_->constants().set(name, ConstantTensor::from_floats(std::move(shape), values));
     std::string node_name = name;
     std::replace(node_name.begin(), node_name.end(), '.', '_');
@@ -125,7 +126,8 @@ class GraphGen {
     for (Node* n : pool_) {
       if (n != not_this && shape_of(n) == shape) found.push_back(n);
     }
-    return found.empty() ? nullptr : found[static_cast<size_t>(rng_.below(static_cast<int>(found.size())))];
+    return found.empty() ? nullptr
+                         : found[static_cast<size_t>(rng_.below(static_cast<int>(found.size())))];
   }
 
   /// Sometimes lets later blocks (or the output) read an interior value of a pattern, which
@@ -160,29 +162,30 @@ class GraphGen {
   }
 
   Node* image_block(Node* x) {
-    switch (rng_.below(20)) {
-      case 0: case 1: case 2: case 3: case 4: case 5: return conv_block(x);
-      case 6: case 7: return activation(x);
-      case 8: case 9: return identity(x);
-      case 10: case 11: return scale(x);
-      case 12: case 13: case 14: return layout(x);
-      case 15: return pool(x);
-      case 16: case 17: return residual(x);
+    switch (rng_.weighted({6, 2, 2, 2, 3, 1, 2, 2})) {
+      case 0: return conv_block(x);
+      case 1: return activation(x);
+      case 2: return identity(x);
+      case 3: return scale(x);
+      case 4: return layout(x);
+      case 5: return pool(x);
+      case 6: return residual(x);
       default: return to_vector(x);
     }
   }
 
   Node* vector_block(Node* x) {
-    switch (rng_.below(20)) {
-      case 0: case 1: case 2: case 3: case 4: return linear_block(x);
-      case 5: case 6: case 7: return matmul_block(x);
-      case 8: case 9: return activation(x);
-      case 10: case 11: return identity(x);
-      case 12: case 13: return scale(x);
-      case 14: case 15: case 16: return layout(x);
-      case 17: return residual(x);
-      default: return rng_.chance(0.5) ? op("softmax", {in(x)}, {{"dim", int64_t{-1}}}) :
-                                         op("tanh", {in(x)});
+    switch (rng_.weighted({5, 3, 2, 2, 2, 3, 1, 2})) {
+      case 0: return linear_block(x);
+      case 1: return matmul_block(x);
+      case 2: return activation(x);
+      case 3: return identity(x);
+      case 4: return scale(x);
+      case 5: return layout(x);
+      case 6: return residual(x);
+      default:
+        return rng_.chance(0.5) ? op("softmax", {in(x)}, {{"dim", int64_t{-1}}})
+                                : op("tanh", {in(x)});
     }
   }
 
@@ -211,9 +214,19 @@ class GraphGen {
     int64_t c = s[1], h = std::min(s[2], s[3]);
     int64_t groups = 1, out = rng_.pick({4, 6, 8});
     switch (rng_.below(4)) {
-      case 0: groups = c; out = c * (rng_.chance(0.7) ? 1 : 2); break;  // depthwise
-      case 1: if (c % 2 == 0) { groups = 2; out = rng_.pick({4, 6, 8}); } break;
-      default: if (rng_.chance(0.4)) out = c; break;  // keeps the shape: a residual can follow
+      case 0:  // depthwise
+        groups = c;
+        out = c * (rng_.chance(0.7) ? 1 : 2);
+        break;
+      case 1:
+        if (c % 2 == 0) {
+          groups = 2;
+          out = rng_.pick({4, 6, 8});
+        }
+        break;
+      default:  // sometimes the input's channels: a residual can follow
+        if (rng_.chance(0.4)) out = c;
+        break;
     }
     int64_t k = h >= 3 && rng_.chance(0.7) ? 3 : 1;
     int64_t padding = k == 3 && rng_.chance(0.8) ? 1 : 0;
@@ -222,8 +235,9 @@ class GraphGen {
     padding *= dilation;
     Node* w = weight({out, c / groups, k, k}, c / groups * k * k);
     Input b = rng_.chance(0.5) ? in(param("bias", {out}, -0.5, 0.5)) : none();
-    Node* conv = op("conv2d", {in(x), in(w), b},
-                    {{"stride", stride}, {"padding", padding}, {"dilation", dilation}, {"groups", groups}});
+    Node* conv =
+        op("conv2d", {in(x), in(w), b},
+           {{"stride", stride}, {"padding", padding}, {"dilation", dilation}, {"groups", groups}});
     Node* y = conv;
     if (rng_.chance(0.5)) {
       maybe_share(y);
@@ -269,7 +283,8 @@ class GraphGen {
         Node* p = op("adaptive_avg_pool2d", {in(x)}, {{"output_size", int64_t{1}}});
         return op("flatten", {in(p)}, {{"start_dim", int64_t{1}}});
       }
-      case 1: return op("mean", {in(x)}, {{"dim", Ints{2, 3}}});
+      case 1:
+        return op("mean", {in(x)}, {{"dim", Ints{2, 3}}});
       default:
         if (s[1] * s[2] * s[3] > 96) return op("mean", {in(x)}, {{"dim", Ints{-1, -2}}});
         return op("reshape", {in(x)}, {{"shape", Ints{s[0], -1}}});
@@ -322,23 +337,25 @@ class GraphGen {
 
   /// An activation, as an op or written out the way the recognize rules expect it.
   Node* activation(Node* x) {
-    switch (rng_.below(22)) {
-      case 0: case 1: return op("relu", {in(x)});
-      case 2: return op("relu6", {in(x)});
-      case 3: return op("sigmoid", {in(x)});
-      case 4: return op("tanh", {in(x)});
-      case 5: return op("silu", {in(x)});
-      case 6: return op("gelu", {in(x)});
-      case 7: return op("gelu", {in(x)}, {{"approximate", std::string("tanh")}});
-      case 8: return op("hardswish", {in(x)});
-      case 9: return op("hardsigmoid", {in(x)});
-      case 10: return op("leaky_relu", {in(x)}, {{"negative_slope", rng_.uniform(0.01, 0.3)}});
-      case 11: return op("elu", {in(x)}, {{"alpha", rng_.uniform(0.5, 1.5)}});
-      case 12: return op("hardtanh", {in(x)}, rng_.chance(0.5) ? AttrList{{"min_val", 0.0}, {"max_val", 6.0}}
-                                                               : AttrList{{"min_val", -0.5}, {"max_val", 0.5}});
-      case 13: case 14: return silu_written_out(x);
-      case 15: case 16: return gelu_erf_written_out(x);
-      case 17: case 18: return gelu_tanh_written_out(x);
+    switch (rng_.weighted({2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 3})) {
+      case 0: return op("relu", {in(x)});
+      case 1: return op("relu6", {in(x)});
+      case 2: return op("sigmoid", {in(x)});
+      case 3: return op("tanh", {in(x)});
+      case 4: return op("silu", {in(x)});
+      case 5: return op("gelu", {in(x)});
+      case 6: return op("gelu", {in(x)}, {{"approximate", std::string("tanh")}});
+      case 7: return op("hardswish", {in(x)});
+      case 8: return op("hardsigmoid", {in(x)});
+      case 9: return op("leaky_relu", {in(x)}, {{"negative_slope", rng_.uniform(0.01, 0.3)}});
+      case 10: return op("elu", {in(x)}, {{"alpha", rng_.uniform(0.5, 1.5)}});
+      case 11:
+        return op("hardtanh", {in(x)},
+                  rng_.chance(0.5) ? AttrList{{"min_val", 0.0}, {"max_val", 6.0}}
+                                   : AttrList{{"min_val", -0.5}, {"max_val", 0.5}});
+      case 12: return silu_written_out(x);
+      case 13: return gelu_erf_written_out(x);
+      case 14: return gelu_tanh_written_out(x);
       default: return hardswish_written_out(x);
     }
   }
@@ -434,6 +451,7 @@ class GraphGen {
   Node* layout(Node* x) {
     const Shape& s = shape_of(x);
     int64_t rank = rank_of(x);
+    // 0: permute (4-d; else a transpose), 1: transpose, 2: swap the last dims, 3-4: reshape.
     int kind = rng_.below(5);
     if (kind == 0 && rank == 4) {
       bool to_nhwc = rng_.chance(0.5);
@@ -443,15 +461,17 @@ class GraphGen {
       return op("permute", {in(p)}, {{"dims", to_nhwc ? Ints{0, 3, 1, 2} : Ints{0, 2, 3, 1}}});
     }
     if (kind <= 1) {
-      int64_t a = rng_.below(static_cast<int>(rank)), b = (a + 1 + rng_.below(static_cast<int>(rank) - 1)) % rank;
+      int64_t a = rng_.below(static_cast<int>(rank)),
+              b = (a + 1 + rng_.below(static_cast<int>(rank) - 1)) % rank;
       Node* t = op("transpose", {in(x)}, {{"dim0", a}, {"dim1", b}});
       maybe_share(t);
       if (rng_.chance(0.1)) t = op("relu", {in(t)});
       switch (rng_.below(4)) {
         case 0: return op("transpose", {in(t)}, {{"dim0", a}, {"dim1", b}});
         case 1: return op("transpose", {in(t)}, {{"dim0", b}, {"dim1", a}});
-        case 2: return op("transpose", {in(t)}, {{"dim0", a - rank}, {"dim1", b}});  // same, spelt differently
-        default: {
+        case 2:  // the same dims, spelt differently: a rule comparing numbers must not see it
+          return op("transpose", {in(t)}, {{"dim0", a - rank}, {"dim1", b}});
+        default: {  // the second swaps other dims
           Node* u = op("transpose", {in(t)}, {{"dim0", int64_t{0}}, {"dim1", rank - 1}});
           return op("transpose", {in(u)}, {{"dim0", int64_t{0}}, {"dim1", rank - 1}});
         }

@@ -16,7 +16,8 @@
 namespace graft::testing {
 
 struct RandomGraphOptions {
-  int min_blocks = 3;  // blocks of a few ops each (a conv layer, an activation, a layout round trip…)
+  int min_blocks =
+      3;  // blocks of a few ops each (a conv layer, an activation, a layout round trip…)
   int max_blocks = 9;
 };
 

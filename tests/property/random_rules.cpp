@@ -16,8 +16,8 @@ namespace graft::testing {
 namespace {
 
 // Shape-preserving float ops that the random graphs use, so patterns find matches.
-const char* const kUnary[] = {"relu", "sigmoid", "tanh", "relu6", "silu", "gelu", "hardswish",
-                              "neg", "abs"};
+const char* const kUnary[] = {"relu", "sigmoid",   "tanh", "relu6", "silu",
+                              "gelu", "hardswish", "neg",  "abs"};
 const char* const kBinary[] = {"add", "mul", "sub"};
 
 class RuleGen {
@@ -62,7 +62,8 @@ class RuleGen {
     switch (rng_.below(14)) {
       case 0:  // one op into another; with the reverse rule a ping-pong
         rule(fmt::format("(x) {{ return {}(x) }}", u), fmt::format("return {}(x)", v));
-        if (rng_.chance(0.5)) rule(fmt::format("(x) {{ return {}(x) }}", v), fmt::format("return {}(x)", u));
+        if (rng_.chance(0.5))
+          rule(fmt::format("(x) {{ return {}(x) }}", v), fmt::format("return {}(x)", u));
         break;
       case 1:  // a pair of identities that undo each other: x * 1 <-> x + 0
         rule("(x) { return x * 1.0 }", "return x + 0.0");
@@ -76,8 +77,8 @@ class RuleGen {
         rule(fmt::format("(x) {{ return {}(x) }}", u), fmt::format("return {}(x) + 0.0", u));
         break;
       case 4:  // doubles the matches per iteration: u(x) -> u(x) + u(x)
-        rule(fmt::format("(x) {{ return {}(x) }}", u), fmt::format("return {}(x) {} {}(x)", u,
-                                                                   rng_.chance(0.5) ? "+" : "*", u));
+        rule(fmt::format("(x) {{ return {}(x) }}", u),
+             fmt::format("return {}(x) {} {}(x)", u, rng_.chance(0.5) ? "+" : "*", u));
         break;
       case 5:  // doubles a chain: u(x) -> u(u(x))
         rule(fmt::format("(x) {{ return {}(x) }}", u), fmt::format("return {0}({0}(x))", u));
@@ -90,12 +91,13 @@ class RuleGen {
              fmt::format("return {}(x)", v));
         break;
       case 8:  // collapse two ops into one (shrinks)
-        rule(fmt::format("(x) {{ y = {}(x)\n    return {}(y) }}", u, v), fmt::format("return {}(x)", unary()),
-             rng_.chance(0.5) ? "uses(y) == 1" : "");
+        rule(fmt::format("(x) {{ y = {}(x)\n    return {}(y) }}", u, v),
+             fmt::format("return {}(x)", unary()), rng_.chance(0.5) ? "uses(y) == 1" : "");
         break;
       case 9:  // rebuilds the same two ops: matches again after every rewrite
         rule(fmt::format("(x) {{ y = {}(x)\n    return {}(y) }}", u, v),
-             fmt::format("return {}({}(x))", v, u), rng_.chance(0.5) ? "uses(y) == 1, not output(y)" : "");
+             fmt::format("return {}({}(x))", v, u),
+             rng_.chance(0.5) ? "uses(y) == 1, not output(y)" : "");
         break;
       case 10:  // erase: u(x) -> x
         rule(fmt::format("(x) {{ return {}(x) }}", u), "return x");
@@ -133,9 +135,14 @@ class RuleGen {
       if (members.empty()) continue;
       std::string mode;
       switch (rng_.below(4)) {
-        case 0: mode = "once"; break;
-        case 1: mode = "fixpoint"; break;
-        default: mode = fmt::format("fixpoint(max={})", rng_.pick({1, 3, 10, 100, 1000, 1000000}));
+        case 0:
+          mode = "once";
+          break;
+        case 1:
+          mode = "fixpoint";
+          break;
+        default:
+          mode = fmt::format("fixpoint(max={})", rng_.pick({1, 3, 10, 100, 1000, 1000000}));
       }
       text_ += fmt::format("phase p{} {} {{ {} }}\n", p, mode, fmt::join(members, ", "));
     }

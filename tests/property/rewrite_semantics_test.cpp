@@ -5,7 +5,6 @@
 // also counts the rewrites of every rule and requires each rule the generator targets to have
 // fired, so that the property is not vacuous.
 #include <catch2/catch.hpp>
-
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -95,11 +94,12 @@ SweepStats sweep(uint64_t first, uint64_t count) {
 
 /// One line per rule with its rewrites, for the log and docs/property-tests.md.
 void print_figures(const SweepStats& stats, double seconds) {
-  std::printf("%llu graphs (%llu rewritten), %llu nodes before, %llu after, max |diff| %.3g, %.1f s\n",
-              static_cast<unsigned long long>(stats.graphs),
-              static_cast<unsigned long long>(stats.graphs_rewritten),
-              static_cast<unsigned long long>(stats.nodes_before),
-              static_cast<unsigned long long>(stats.nodes_after), stats.max_abs_diff, seconds);
+  std::printf(
+      "%llu graphs (%llu rewritten), %llu nodes before, %llu after, max |diff| %.3g, %.1f s\n",
+      static_cast<unsigned long long>(stats.graphs),
+      static_cast<unsigned long long>(stats.graphs_rewritten),
+      static_cast<unsigned long long>(stats.nodes_before),
+      static_cast<unsigned long long>(stats.nodes_after), stats.max_abs_diff, seconds);
   for (const auto& [rule, n] : stats.applied) {
     std::printf("  %-32s %llu\n", rule.c_str(), static_cast<unsigned long long>(n));
   }

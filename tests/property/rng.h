@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 
 namespace graft::testing {
 
@@ -25,6 +26,18 @@ class Rng {
   /// Uniform in [0, n); 0 when n <= 1.
   int below(int n) { return n <= 1 ? 0 : static_cast<int>(next() % static_cast<uint64_t>(n)); }
   bool chance(double p) { return uniform(0, 1) < p; }
+  /// An index into `weights`, each with probability proportional to its weight.
+  int weighted(std::initializer_list<int> weights) {
+    int total = 0;
+    for (int w : weights) total += w;
+    int r = below(total), index = 0;
+    for (int w : weights) {
+      if (r < w) return index;
+      r -= w;
+      ++index;
+    }
+    return index - 1;
+  }
   template <typename T, size_t N>
   const T& pick(const T (&items)[N]) {
     return items[below(static_cast<int>(N))];
