@@ -201,6 +201,10 @@ class GraphGen {
       if (n->users().empty() && !n->is(NodeKind::kGetAttr)) add(n);
     }
     for (Node* n : extra_outputs_) add(n);
+    // torch.fx allows a value twice among the outputs, and an input as an output; a rewrite
+    // can also make two outputs one value (dropout(x), x -> x, x).
+    if (rng_.chance(0.05)) outputs.push_back(outputs.front());
+    if (rng_.chance(0.05)) outputs.push_back(in(graph_->placeholders().front()));
     graph_->set_output(std::move(outputs));
   }
 

@@ -23,8 +23,9 @@ struct RandomGraphOptions {
 
 /// The graph of `seed`: typed float32 placeholders, constants in the graph's store, every
 /// call_function node typed by its shape function, and an output node with every value that
-/// has no user plus a few intermediate ones. Deterministic per seed. Returns nullptr and sets
-/// `error` when an op rejects the generated operands (a bug of the generator).
+/// has no user plus a few intermediate ones (now and then a value twice, or an input).
+/// Deterministic per seed. Returns nullptr and sets `error` when an op rejects the generated
+/// operands (a bug of the generator).
 std::unique_ptr<Graph> random_graph(uint64_t seed, const RandomGraphOptions& options,
                                     std::string* error);
 
