@@ -21,15 +21,14 @@ using namespace graft::testing;
 namespace {
 
 // Tolerances, numpy.allclose style (|after - before| <= kAtol + kRtol * |before|). Values stay
-// near unit scale (random_graph.cpp), and a rewrite changes only the rounding: batch-norm
-// folded into the weights reassociates (w * s) . x against s * (w . x); oneDNN runs a fused
-// conv2d_post with other blockings and accumulation orders than the conv alone; and
+// near unit scale (random_graph.cpp), and a correct rewrite changes only the rounding:
+// batch-norm folded into the weights reassociates (w * s) . x against s * (w . x); oneDNN runs
+// a fused conv2d_post with other blockings and accumulation orders than the conv alone; and
 // recognised activations use oneDNN's erf / tanh / sigmoid instead of the written-out formula.
-// Each costs a few fp32 ulps (1.2e-7) per accumulated term, so a 3x3 conv over 8 channels (72
-// terms) chained over a few layers stays well under 1e-5 relative. The limits leave a factor
-// of 10 or more over the largest difference any seed of the slow sweep shows
-// (docs/property-tests.md), and are still far below the error of a wrong rewrite (a dropped
-// bias, a wrong activation) which is of the values' own size, ~1e-1.
+// Each is a few fp32 ulps (1.2e-7) per accumulated term. The largest difference over the
+// 5000 graphs of the slow sweep is 5.7e-6 (docs/property-tests.md), so the limits leave a
+// margin of over 15, and they are far below the error of a wrong rewrite (a dropped bias, a
+// wrong activation), which is of the values' own size, ~1e-1.
 constexpr double kRtol = 1e-4;
 constexpr double kAtol = 1e-4;
 
