@@ -43,7 +43,10 @@ class Driver {
         rules_(compiled.rules()),
         options_(options),
         diags_(diags),
-        matcher_(compiled, graph) {
+        matcher_(compiled, graph),
+        first_id_bound_(graph.id_bound()),
+        created_limit_(options.max_created_nodes != 0 ? options.max_created_nodes
+                                                      : default_created_nodes_limit(graph.size())) {
     result_.stats.resize(rules_.rules.size());
   }
 
@@ -185,6 +188,7 @@ class Driver {
     std::vector<char> claimed(graph_.id_bound(), 0);
     auto is_claimed = [&](const Node* n) { return n->id() < claimed.size() && claimed[n->id()]; };
     for (Match& m : matches) {
+      if (!within_growth_limit()) return false;
       const Rule& rule = rules_.rules[m.rule];
       Node* anchor = m.anchor(rule);
       bool overlaps = std::any_of(m.nodes.begin(), m.nodes.end(),
@@ -229,6 +233,34 @@ class Driver {
       result_.applied.push_back({rule.name, anchor_name, phase_index_, iteration});
     }
     return true;
+  }
+
+  /// False, after reporting, once the rewrites have created more nodes than allowed. Checked
+  /// before every rewrite: one fixpoint iteration of a doubling rule creates as many nodes as
+  /// the graph has, so checking between iterations could overshoot the limit by the graph's
+  /// whole size.
+  bool within_growth_limit() {
+    size_t created = graph_.id_bound() - first_id_bound_;
+    if (created <= created_limit_) return true;
+    // The rules that fired most in this phase are the likely culprits.
+    std::map<std::string, uint64_t> fired;
+    for (const AppliedRewrite& a : result_.applied) {
+      if (a.phase == phase_index_) ++fired[a.rule];
+    }
+    std::vector<std::pair<uint64_t, std::string>> by_count;
+    for (const auto& [rule, n] : fired) by_count.push_back({n, rule});
+    std::sort(by_count.rbegin(), by_count.rend());
+    std::string names;
+    for (size_t i = 0; i < by_count.size() && i < 3; ++i) {
+      names += (i == 0 ? "" : ", ") + by_count[i].second + " (" + std::to_string(by_count[i].first) +
+               " rewrites)";
+    }
+    diags_.error({}, "phase '" + rules_.phases[phase_index_].name + "' stopped: " +
+                         std::to_string(created) + " nodes were created in a graph of " +
+                         std::to_string(first_id_bound_) + " (limit " + std::to_string(created_limit_) +
+                         "); the rules that fired most: " + names +
+                         " (does a replacement match its own pattern again?)");
+    return false;
   }
 
   // ** applying one match **
@@ -635,6 +667,10 @@ class Driver {
   int phase_index_ = -1;
   std::vector<Node*> first_anchors_;  // from label_all, for the first phase
   std::vector<Node*> replaced_by_;    // by node id: what a replaced root's uses now read
+  // Nodes are never freed during a run (erased ones wait for Graph::compact()), so the ids
+  // handed out since the start count every node the run created: the memory it holds.
+  size_t first_id_bound_;
+  size_t created_limit_;
 
   friend std::optional<Explanation> graft::explain_match(const Graph&, const CompiledRules&,
                                                          const std::string&, const std::string&,

@@ -30,7 +30,20 @@ struct RewriteOptions {
   ConstantFolder fold;
   /// Runs the graph verifier after every phase (tests; `--verify-each`).
   bool verify_each_phase = false;
+  /// The most nodes the rewrites of one run may create; 0 means
+  /// default_created_nodes_limit() of the graph's size. A rule whose replacement matches its
+  /// own pattern again (u(x) -> u(x) + u(x)) grows the graph every fixpoint iteration, doubling
+  /// it in that case, and would exhaust memory long before the phase's iteration limit; and
+  /// every created node stays allocated until Graph::compact(), even once a ping-pong erased it.
+  size_t max_created_nodes = 0;
 };
+
+/// The default limit on the nodes one run may create on a graph of `nodes` nodes: 16 times its
+/// size, plus 4096 so that small graphs may grow too. Standard rewrites create at most about
+/// one node per node they replace. The limit also bounds the time a runaway rule set takes: its
+/// copies pile up as users of one value, and a multi-output match attempt sorts that value's
+/// users (engine/match_binder.cpp), so an iteration costs the square of that fan-out.
+inline size_t default_created_nodes_limit(size_t nodes) { return 16 * nodes + 4096; }
 
 struct RuleStats {
   uint64_t candidates = 0;  // anchors whose state had the rule
@@ -56,7 +69,9 @@ struct RewriteResult {
 
 /// Runs every phase of `rules` on `graph`. Returns ok=false after reporting to `diags` when
 /// a replacement is ill-typed, a `fold` is not constant, a fixpoint phase hits its limit (the
-/// rules that kept firing are named) or the verifier fails.
+/// rules that kept firing are named), the rewrites create more nodes than
+/// `options.max_created_nodes` (the rules that fired most are named) or the verifier fails.
+/// A run stopped by a limit leaves a valid graph: it stops between two rewrites.
 RewriteResult rewrite_graph(Graph& graph, const CompiledRules& rules, const RewriteOptions& options,
                             DiagnosticEngine& diags);
 

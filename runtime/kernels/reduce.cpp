@@ -24,6 +24,10 @@ std::optional<KernelPlan> build_reduce(KernelContext& ctx) {
   }
   if (rank == 0) kept = {1};
   if (element_count(x.shape()).value_or(0) == 0) return build_fallback(ctx);
+  // Every reduced dim has size 1 (a mean over a 1x1 spatial map): each result element is one
+  // input element, so the result is a view. oneDNN rejects a reduction whose src and dst dims
+  // are equal (invalid_arguments), which made such graphs fail to compile.
+  if (kept == x.shape() && ctx.out().dtype == x.type.dtype) return build_view(ctx);
   auto alg = ctx.op() == "mean"   ? dnnl::algorithm::reduction_mean
              : ctx.op() == "amax" ? dnnl::algorithm::reduction_max
                                   : dnnl::algorithm::reduction_sum;

@@ -260,6 +260,30 @@ phase p fixpoint(max=5) { there, back }
                                             "rules still matching: back, there"));
 }
 
+TEST_CASE("a rule that keeps growing the graph is stopped at the created-nodes limit",
+          "[rewrite][driver]") {
+  // relu(x) -> relu(x) + relu(x) doubles the relus every iteration: 2^32 of them by the
+  // default phase's iteration limit. The driver stops once the rewrites created more nodes
+  // than allowed, between two rewrites, so the graph stays valid (tests/property, case 10).
+  RuleSet rules = rules_from_text(R"(
+rule doubling { pattern(x) { return relu(x) } replacement { return relu(x) + relu(x) } }
+)");
+  Model m = model_from_nodes(join({input("x"), call("a", "relu", ref("x")), output({"a"})}));
+  CompiledRules compiled(rules);
+  RewriteOptions options;
+  options.max_created_nodes = 100;
+  DiagnosticEngine diags;
+  RewriteResult result = rewrite_graph(*m.graph, compiled, options, diags);
+  CHECK_FALSE(result.ok);
+  CHECK_THAT(diags.render(), Catch::Contains("phase 'default' stopped: 102 nodes were created in "
+                                             "a graph of 3 (limit 100); the rules that fired most: "
+                                             "doubling (34 rewrites)"));
+  CHECK(m.graph->id_bound() <= 3 + 100 + 3);
+  DiagnosticEngine lint;
+  CHECK(verify_graph(*m.graph, lint));
+  CHECK(default_created_nodes_limit(1000) == 16 * 1000 + 4096);
+}
+
 TEST_CASE("a multi-output replacement whose outputs share no inputs is placed validly",
           "[rewrite][driver]") {
   // The pattern's outputs are used early (u) and late (v); the replacement's two outputs read
