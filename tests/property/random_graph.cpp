@@ -36,12 +36,13 @@ int64_t rank_of(const Node* n) { return static_cast<int64_t>(shape_of(n).size())
 
 class GraphGen {
  public:
-  explicit GraphGen(uint64_t seed) : rng_(seed), graph_(std::make_unique<Graph>()) {}
+  explicit GraphGen(uint64_t seed) : seed_(seed), rng_(seed), graph_(std::make_unique<Graph>()) {}
 
   std::unique_ptr<Graph> run(const RandomGraphOptions& options) {
     add_inputs();
     int blocks = options.min_blocks + rng_.below(options.max_blocks - options.min_blocks + 1);
     for (int i = 0; i < blocks; ++i) add_block();
+    maybe_add_layer_norm(seed_);
     add_outputs();
     return std::move(graph_);
   }
@@ -394,6 +395,45 @@ class GraphGen {
     return op("mul", {in(half_x), in(binary("add", scalar(1.0), in(t)))});
   }
 
+  /// Sometimes a hand-written LayerNorm over the last dim of a pool value (the layer-norm
+  /// rules, square_pow_to_mul, cse_sub). Its numbers come from a stream of their own, and it
+  /// is added after the blocks, so that the graph every other seed gave stays as it was (the
+  /// regression seeds name structures of their graphs).
+  void maybe_add_layer_norm(uint64_t seed) {
+    Rng own(seed ^ 0x6c61796572ULL);
+    std::swap(rng_, own);
+    std::vector<Node*> candidates;
+    for (Node* n : pool_) {
+      if (rank_of(n) >= 2 && rank_of(n) <= 3 && shape_of(n).back() > 1) candidates.push_back(n);
+    }
+    if (!candidates.empty() && rng_.chance(0.35)) {
+      Node* x = candidates[static_cast<size_t>(rng_.below(static_cast<int>(candidates.size())))];
+      pool_.push_back(layer_norm_written_out(x));
+    }
+    std::swap(rng_, own);
+  }
+
+  /// (x - mean(x)) / sqrt(mean((x - mean(x))^2) + eps) [* w + b] over the last dim, in the
+  /// spellings torch code uses: d * d or pow(d, 2), one x - m or two (HuggingFace's
+  /// BertLayerNorm), / sqrt or * rsqrt, weight before or after.
+  Node* layer_norm_written_out(Node* x) {
+    const AttrList last_dim = {{"dim", std::vector<int64_t>{-1}}, {"keepdim", true}};
+    Node* m = op("mean", {in(x)}, last_dim);
+    maybe_share(m);
+    Node* d = op("sub", {in(x), in(m)});
+    Node* square = rng_.chance(0.5) ? op("mul", {in(d), in(d)}) : op("pow", {in(d), scalar(2.0)});
+    Node* v = op("mean", {in(square)}, last_dim);
+    Node* shifted = op("add", {in(v), scalar(rng_.chance(0.5) ? 1e-5 : 1e-12)});
+    Node* numerator = rng_.chance(0.3) ? op("sub", {in(x), in(m)}) : d;  // x - m written twice
+    Node* n = rng_.chance(0.5) ? op("div", {in(numerator), in(op("sqrt", {in(shifted)}))})
+                               : binary("mul", in(numerator), in(op("rsqrt", {in(shifted)})));
+    if (rng_.chance(0.2)) return n;  // LayerNorm(elementwise_affine=False)
+    const int64_t size = shape_of(x).back();
+    Node* w = param("ln_weight", {size}, 0.5, 1.5);
+    Node* b = param("ln_bias", {size}, 0.0, 0.5, /*signed_=*/true);
+    return binary("add", in(binary("mul", in(n), in(w))), in(b));
+  }
+
   /// x * relu6(x + 3) / 6: recognize_hardswish.
   Node* hardswish_written_out(Node* x) {
     Node* r = op("relu6", {in(op("add", {in(x), scalar(3.0)}))});
@@ -511,6 +551,7 @@ class GraphGen {
     }
   }
 
+  uint64_t seed_;
   Rng rng_;
   std::unique_ptr<Graph> graph_;
   std::vector<Node*> pool_;           // values blocks may read, newest last
