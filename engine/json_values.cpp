@@ -68,6 +68,28 @@ nlohmann::json attr_to_json(const AttrValue& value) {
   return std::visit(Visitor{}, value);
 }
 
+std::optional<size_t> find_excess_nesting(std::string_view text, int max_depth) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;  // the escaped character cannot end the string
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) return i;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return std::nullopt;
+}
+
 std::string json_pointer_token(const std::string& key) {
   std::string out;
   for (char c : key) {

@@ -60,6 +60,14 @@ class ModelLoader {
       : file_(std::move(display_name)), base_dir_(std::move(base_dir)), diags_(diags) {}
 
   std::optional<Model> load(const std::string& text) {
+    if (std::optional<size_t> at = find_excess_nesting(text)) {
+      auto [line, col] = line_col_of(text, *at);
+      diags_.error(DiagLocation::in_file(file_ + ":" + std::to_string(line) + ":" +
+                                         std::to_string(col)),
+                   "JSON nested more than " + std::to_string(kMaxJsonDepth) +
+                       " levels deep (a model file needs fewer than 10)");
+      return std::nullopt;
+    }
     json root;
     try {
       root = json::parse(text);

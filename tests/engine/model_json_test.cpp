@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <regex>
 
+#include "engine/json_values.h"
 #include "engine/safetensors.h"
 #include "engine/verifier.h"
 #include "tests/testing/test_paths.h"
@@ -145,6 +146,20 @@ TEST_CASE("kwargs bind by name, aliases resolve, inline tensors load", "[engine]
 TEST_CASE("invalid JSON is reported with line and column", "[engine][model_json][bad]") {
   std::string d = rejected("{\"format\": \"graft.model\",\n  \"version\": 1,\n  \"nodes\": [}\n");
   CHECK_THAT(d, Catch::StartsWith("model.json:3:13: error: invalid JSON: syntax error"));
+}
+
+TEST_CASE("JSON nested too deeply is rejected before anything recurses into it",
+          "[engine][model_json][bad]") {
+  // Fuzzing found that a deep value anywhere (here "weights") overflowed the stack while its
+  // error message dumped it; the limit now stops such files at the first bracket too deep.
+  std::string deep = std::string(kMaxJsonDepth + 1, '[') + std::string(kMaxJsonDepth + 1, ']');
+  std::string text = model_text(kInput + ", " + kOutputX, "\"weights\": " + deep + ", ");
+  CHECK(rejected(text) == "model.json:1:" + std::to_string(51 + kMaxJsonDepth) +
+                              ": error: JSON nested more than 128 levels deep (a model file "
+                              "needs fewer than 10)\n");
+  // Brackets inside strings do not count, and the limit itself is accepted.
+  std::string fine = std::string(kMaxJsonDepth - 1, '[') + std::string(kMaxJsonDepth - 1, ']');
+  CHECK(find_excess_nesting(R"({"a": "[[[[[[", "b": )" + fine + "}") == std::nullopt);
 }
 
 TEST_CASE("a wrong format name or version is rejected", "[engine][model_json][bad]") {
