@@ -250,7 +250,10 @@ class ModelLoader {
   }
 
   // ** types (meta and inline tensors) **
-  std::optional<TensorType> parse_type(const json& obj, const std::string& path) {
+  /// `allow_unknown`: "?" is a dim, the unknown size shape inference gives arithmetic on
+  /// symbols (flatten of [N, 4] is [?]); the saver writes it in the meta of computed nodes.
+  std::optional<TensorType> parse_type(const json& obj, const std::string& path,
+                                       bool allow_unknown = false) {
     bool ok = true;
     TensorType type;
     if (!obj.contains("dtype") || !obj["dtype"].is_string()) {
@@ -274,7 +277,8 @@ class ModelLoader {
       const json& d = shape[i];
       if (d.is_number_integer() && d.get<int64_t>() >= 0) {
         type.shape.push_back(d.get<int64_t>());
-      } else if (d.is_string() && !d.get<std::string>().empty() && d.get<std::string>() != "?") {
+      } else if (d.is_string() && !d.get<std::string>().empty() &&
+                 (d.get<std::string>() != "?" || allow_unknown)) {
         type.shape.push_back(dim_symbol(d.get<std::string>()));
       } else {
         error(path + "/shape/" + std::to_string(i),
@@ -421,14 +425,15 @@ class ModelLoader {
   }
 
   /// meta {shape, dtype, provenance}; the type is nullopt when absent (and not required).
-  std::optional<TensorType> parse_meta(const json& meta, const std::string& path, bool required) {
+  std::optional<TensorType> parse_meta(const json& meta, const std::string& path, bool required,
+                                       bool allow_unknown = false) {
     if (!meta.is_object()) {
       error(path, "expected an object, got " + std::string(meta.type_name()));
       return std::nullopt;
     }
     check_keys(meta, path, {"shape", "dtype", "provenance"}, "meta key");
     if (!required && !meta.contains("shape") && !meta.contains("dtype")) return std::nullopt;
-    return parse_type(meta, path);
+    return parse_type(meta, path, allow_unknown);
   }
 
   /// Resolves a node reference {"node": name}; reports and returns nullopt otherwise.
@@ -663,7 +668,8 @@ class ModelLoader {
     }
     node->meta().type = type;
     if (!n.contains("meta")) return;
-    std::optional<TensorType> declared = parse_meta(n["meta"], path + "/meta", false);
+    std::optional<TensorType> declared =
+        parse_meta(n["meta"], path + "/meta", false, /*allow_unknown=*/true);
     if (declared && !compatible(*declared, *type)) {
       error(path + "/meta", "meta says " + type_to_string(*declared) +
                                 " but the inputs give " + type_to_string(*type));
@@ -679,11 +685,12 @@ class ModelLoader {
   }
 
   /// A declared type agrees with the inferred one when the dtypes match and every dim
-  /// matches, where an unknown inferred dim ("?", arithmetic on symbols) accepts anything.
+  /// matches, where an unknown dim ("?", arithmetic on symbols) on either side accepts
+  /// anything.
   static bool compatible(const TensorType& declared, const TensorType& inferred) {
     if (declared.dtype != inferred.dtype || declared.rank() != inferred.rank()) return false;
     for (size_t i = 0; i < declared.shape.size(); ++i) {
-      if (inferred.shape[i] == unknown_dim()) continue;
+      if (inferred.shape[i] == unknown_dim() || declared.shape[i] == unknown_dim()) continue;
       if (declared.shape[i] != inferred.shape[i]) return false;
     }
     return true;

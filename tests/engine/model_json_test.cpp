@@ -103,6 +103,29 @@ TEST_CASE("save then load then save gives the same bytes", "[engine][model_json]
   }
 }
 
+TEST_CASE("a saved unknown dim loads back; a placeholder cannot declare one", "[engine][model_json]") {
+  // Fuzzing found that flatten of [N, 3, 8, 8] saved its meta shape as ["?"], which the loader
+  // then rejected: rewrite wrote models it could not read.
+  std::string flatten =
+      R"({"name": "f", "op": "call_function", "target": "flatten", "args": [{"node": "x"}]})";
+  std::string output = R"({"name": "output", "op": "output", "args": [[{"node": "f"}]]})";
+  Loaded first = load_text(model_text(kInput + ", " + flatten + ", " + output));
+  INFO(first.diagnostics);
+  REQUIRE(first.model);
+  std::string saved = model_to_json_text(*first.model, "");
+  CHECK(saved.find(R"("shape":["?"])") != std::string::npos);
+  Loaded again = load_text(saved);
+  INFO(again.diagnostics);
+  REQUIRE(again.model);
+  CHECK(model_to_json_text(*again.model, "") == saved);
+
+  std::string unknown_input =
+      R"({"name": "x", "op": "placeholder", "meta": {"shape": ["?", 3], "dtype": "float32"}})";
+  CHECK(rejected(model_text(unknown_input + ", " + kOutputX)) ==
+        "model.json: /nodes/0/meta/shape/0: error: a dim is a non-negative int or a symbol such "
+        "as \"N\", got \"?\"\n");
+}
+
 TEST_CASE("saving normalises the call convention", "[engine][model_json]") {
   std::string text = model_text(
       kInput + "," +
