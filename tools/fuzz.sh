@@ -42,20 +42,25 @@ fi
 cmake --build "$build" -j "$(nproc)" --target "${targets[@]/#/fuzz_}"
 
 python3 fuzz/seed_corpus.py "$build/corpus" "${targets[@]}"
-mkdir -p "$build/logs"
+mkdir -p "$build/logs" "$build/artifacts"
 
 run_target() {
   local t=$1
   mkdir -p "$build/artifacts/$t"
   echo "fuzz: $t for ${seconds}s (log: $build/logs/$t.log)"
-  # The oneDNN kernels that equivalence checks run use OpenMP; one thread per fuzzer.
-  # shellcheck disable=SC2086  # FUZZ_ARGS is a list of flags
-  OMP_NUM_THREADS=1 "$build/bin/fuzz_$t" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
-    -print_final_stats=1 -artifact_prefix="$build/artifacts/$t/" ${FUZZ_ARGS:-} \
-    "$build/corpus/$t" >"$build/logs/$t.log" 2>&1 || true
+  # The oneDNN kernels that equivalence checks run use OpenMP; one thread per fuzzer. The CPU
+  # seconds (user + sys) go to $t.cpu: on a shared machine they, not wall time, say how much
+  # fuzzing a run did.
+  local TIMEFORMAT='%U %S'
+  { time {
+    # shellcheck disable=SC2086  # FUZZ_ARGS is a list of flags
+    OMP_NUM_THREADS=1 "$build/bin/fuzz_$t" -max_total_time="$seconds" -rss_limit_mb=2048 \
+      -timeout=10 -print_final_stats=1 -artifact_prefix="$build/artifacts/$t/" ${FUZZ_ARGS:-} \
+      "$build/corpus/$t" >"$build/logs/$t.log" 2>&1 || true
+  }; } 2>"$build/logs/$t.cpu"
 }
 
-findings_before=$(find "$build/artifacts" -type f 2>/dev/null | wc -l)
+findings_before=$(find "$build/artifacts" -type f | wc -l)
 running=0
 for t in "${targets[@]}"; do
   run_target "$t" &
@@ -68,7 +73,7 @@ done
 wait
 
 echo
-printf '%-12s %12s %10s %10s %8s  %s\n' target execs cov ft corpus findings
+printf '%-12s %8s %12s %10s %10s %8s  %s\n' target cpu_s execs cov ft corpus findings
 for t in "${targets[@]}"; do
   log="$build/logs/$t.log"
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
@@ -77,7 +82,8 @@ for t in "${targets[@]}"; do
   ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
   corpus=$(find "$build/corpus/$t" -type f | wc -l)
   findings=$(find "$build/artifacts/$t" -type f | wc -l)
-  printf '%-12s %12s %10s %10s %8s  %s\n' "$t" "${execs:-?}" "${cov:-?}" "${ft:-?}" "$corpus" \
+  cpu=$(awk '{printf "%.0f", $1 + $2}' "$build/logs/$t.cpu" 2>/dev/null || true)
+  printf '%-12s %8s %12s %10s %10s %8s  %s\n' "$t" "${cpu:-?}" "${execs:-?}" "${cov:-?}" "${ft:-?}" "$corpus" \
     "$findings$([ "$findings" -gt 0 ] && echo " in $build/artifacts/$t")"
 done
 findings_after=$(find "$build/artifacts" -type f | wc -l)
