@@ -1,8 +1,10 @@
 // See fuzz_support.h.
 #include "fuzz/fuzz_support.h"
 
+#include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -37,9 +39,30 @@ const std::map<std::string, std::string>& std_rule_files() {
   return files;
 }
 
+namespace {
+
+/// Removes the scratch directories of processes that are gone: a finding aborts, and then the
+/// atexit handler below never runs. Names are "graft-fuzz-<pid>-XXXXXX".
+void remove_stale_scratch_dirs(const std::filesystem::path& tmp) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(tmp, ec)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind("graft-fuzz-", 0) != 0) continue;
+    long pid = std::strtol(name.c_str() + 11, nullptr, 10);
+    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+      std::filesystem::remove_all(entry.path(), ec);
+    }
+  }
+}
+
+}  // namespace
+
 const std::string& scratch_dir() {
   static const std::string dir = [] {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "graft-fuzz-XXXXXX").string();
+    std::filesystem::path tmp = std::filesystem::temp_directory_path();
+    remove_stale_scratch_dirs(tmp);
+    std::string tmpl =
+        (tmp / ("graft-fuzz-" + std::to_string(::getpid()) + "-XXXXXX")).string();
     if (::mkdtemp(tmpl.data()) == nullptr) fail("fuzz harness set-up", "mkdtemp failed");
     // libFuzzer's -jobs workers are processes of their own, each with its own directory.
     static std::string to_remove = tmpl;

@@ -21,7 +21,8 @@ std::string read_source_file(const std::string& relative);
 /// The standard rule library, file name -> text ("std.rules", "cleanup.rules", …).
 const std::map<std::string, std::string>& std_rule_files();
 
-/// A directory of this process's own, created on first use and removed at exit.
+/// A directory of this process's own, created on first use and removed at exit (or, after an
+/// abort, by the next harness process that starts).
 const std::string& scratch_dir();
 /// Writes `bytes` to `path`; aborts on failure (harness set-up).
 void write_file(const std::string& path, const std::string& bytes);
