@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <unordered_map>
@@ -217,7 +219,14 @@ class ModelLoader {
         return std::nullopt;
       }
       std::byte* out = bytes.data() + i * width;
-      if (!store_element(type->dtype, v, out)) {
+      Stored stored = store_element(type->dtype, v, out);
+      if (stored == Stored::kOutOfRange) {
+        error(path + "/data/" + std::to_string(i),
+              v.dump() + " is not a value of dtype " + dtype_name(type->dtype) +
+                  (is_floating(type->dtype) ? " (out of range)" : " (a whole number in range)"));
+        return std::nullopt;
+      }
+      if (stored == Stored::kUnsupportedDType) {
         error(path + "/dtype", std::string("inline tensors of dtype ") + dtype_name(type->dtype) +
                                    " are not supported; put them in the weights file");
         return std::nullopt;
@@ -231,22 +240,58 @@ class ModelLoader {
     std::memcpy(out, &value, sizeof(T));
   }
 
-  static bool store_element(DType dtype, const json& v, std::byte* out) {
-    double d = v.is_boolean() ? (v.get<bool>() ? 1.0 : 0.0) : v.get<double>();
-    int64_t i = v.is_number_integer() ? v.get<int64_t>() : static_cast<int64_t>(d);
-    switch (dtype) {
-      case DType::kFloat32: store(static_cast<float>(d), out); return true;
-      case DType::kFloat64: store(d, out); return true;
-      case DType::kInt64: store(i, out); return true;
-      case DType::kInt32: store(static_cast<int32_t>(i), out); return true;
-      case DType::kInt16: store(static_cast<int16_t>(i), out); return true;
-      case DType::kInt8: store(static_cast<int8_t>(i), out); return true;
-      case DType::kUInt8: store(static_cast<uint8_t>(i), out); return true;
-      case DType::kBool: store(static_cast<uint8_t>(d != 0), out); return true;
-      case DType::kFloat16:
-      case DType::kBFloat16: return false;
+  /// The value of `v` as an integer in [lo, hi], or nullopt: a float counts when it is whole.
+  /// Range checks come before any conversion, which is undefined for out-of-range values.
+  static std::optional<int64_t> integer_in(const json& v, int64_t lo, int64_t hi) {
+    if (v.is_boolean()) return v.get<bool>() ? 1 : 0;
+    int64_t i = 0;
+    if (v.is_number_unsigned()) {
+      uint64_t u = v.get<uint64_t>();
+      if (u > static_cast<uint64_t>(hi)) return std::nullopt;
+      i = static_cast<int64_t>(u);
+    } else if (v.is_number_integer()) {
+      i = v.get<int64_t>();
+    } else {
+      double d = v.get<double>();
+      // 2^63 is exact as a double; [-2^63, 2^63) converts without overflow.
+      if (d != std::floor(d) || d < -9223372036854775808.0 || d >= 9223372036854775808.0) {
+        return std::nullopt;
+      }
+      i = static_cast<int64_t>(d);
     }
-    return false;
+    if (i < lo || i > hi) return std::nullopt;
+    return i;
+  }
+
+  template <typename T>
+  static bool store_integer(const json& v, std::byte* out) {
+    std::optional<int64_t> i =
+        integer_in(v, std::numeric_limits<T>::min(), std::numeric_limits<T>::max());
+    if (i) store(static_cast<T>(*i), out);
+    return i.has_value();
+  }
+
+  enum class Stored { kOk, kOutOfRange, kUnsupportedDType };
+
+  static Stored store_element(DType dtype, const json& v, std::byte* out) {
+    double d = v.is_boolean() ? (v.get<bool>() ? 1.0 : 0.0) : v.get<double>();
+    auto ok = [](bool stored) { return stored ? Stored::kOk : Stored::kOutOfRange; };
+    switch (dtype) {
+      case DType::kFloat32:
+        if (std::fabs(d) > std::numeric_limits<float>::max()) return Stored::kOutOfRange;
+        store(static_cast<float>(d), out);
+        return Stored::kOk;
+      case DType::kFloat64: store(d, out); return Stored::kOk;
+      case DType::kInt64: return ok(store_integer<int64_t>(v, out));
+      case DType::kInt32: return ok(store_integer<int32_t>(v, out));
+      case DType::kInt16: return ok(store_integer<int16_t>(v, out));
+      case DType::kInt8: return ok(store_integer<int8_t>(v, out));
+      case DType::kUInt8: return ok(store_integer<uint8_t>(v, out));
+      case DType::kBool: store(static_cast<uint8_t>(d != 0), out); return Stored::kOk;
+      case DType::kFloat16:
+      case DType::kBFloat16: return Stored::kUnsupportedDType;
+    }
+    return Stored::kUnsupportedDType;
   }
 
   // ** types (meta and inline tensors) **

@@ -164,6 +164,35 @@ TEST_CASE("kwargs bind by name, aliases resolve, inline tensors load", "[engine]
   CHECK(type_to_string(*v->type()) == "float32[N, 192]");
 }
 
+TEST_CASE("inline tensor values must fit their dtype", "[engine][model_json][bad]") {
+  // Fuzzing found that 1e77 in an inline tensor was converted to int64 (undefined behaviour)
+  // whatever the tensor's dtype; values are now range-checked before any conversion.
+  auto tensor = [](const std::string& dtype, const std::string& value) {
+    return model_text(kInput + ", " + kOutputX, R"("tensors": {"t": {"dtype": ")" + dtype +
+                                                     R"(", "shape": [2], "data": [0, )" + value +
+                                                     "]}}, ");
+  };
+  CHECK(rejected(tensor("float32", "1e77")) ==
+        "model.json: /tensors/t/data/1: error: 1e+77 is not a value of dtype float32 (out of "
+        "range)\n");
+  CHECK(rejected(tensor("int8", "128")) ==
+        "model.json: /tensors/t/data/1: error: 128 is not a value of dtype int8 (a whole number "
+        "in range)\n");
+  CHECK(rejected(tensor("int64", "1.5")) ==
+        "model.json: /tensors/t/data/1: error: 1.5 is not a value of dtype int64 (a whole number "
+        "in range)\n");
+  CHECK(rejected(tensor("int64", "9223372036854775808")) ==
+        "model.json: /tensors/t/data/1: error: 9223372036854775808 is not a value of dtype int64 "
+        "(a whole number in range)\n");
+  for (const char* ok : {"-128", "-9.0"}) {
+    Loaded l = load_text(tensor("int8", ok));
+    INFO(l.diagnostics);
+    CHECK(l.model);
+  }
+  Loaded l = load_text(tensor("float64", "1e300"));
+  CHECK(l.model);
+}
+
 // ** bad input: one test per documented check **
 
 TEST_CASE("invalid JSON is reported with line and column", "[engine][model_json][bad]") {
