@@ -79,6 +79,24 @@ class ModelLoader {
                                          std::to_string(col)),
                    "invalid JSON: " + parse_error_reason(e.what()));
       return std::nullopt;
+    } catch (const json::exception& e) {
+      // A number too large for a double (1e400) is out_of_range.406, which carries no byte
+      // offset: its message quotes the literal, so the first occurrence locates it.
+      std::string what = e.what();
+      size_t open = what.find('\'');
+      size_t close = open == std::string::npos ? open : what.find('\'', open + 1);
+      size_t at = close == std::string::npos
+                      ? std::string::npos
+                      : text.find(what.substr(open + 1, close - open - 1));
+      std::string where = file_;
+      if (at != std::string::npos) {
+        auto [line, col] = line_col_of(text, at);
+        where += ":" + std::to_string(line) + ":" + std::to_string(col);
+      }
+      size_t tag_end = what.find("] ");  // "[json.exception.out_of_range.406] "
+      diags_.error(DiagLocation::in_file(where),
+                   "invalid JSON: " + (tag_end == std::string::npos ? what : what.substr(tag_end + 2)));
+      return std::nullopt;
     }
     if (!root.is_object()) {
       error("", "expected a JSON object with \"format\", \"version\" and \"nodes\", got " +

@@ -200,6 +200,13 @@ TEST_CASE("invalid JSON is reported with line and column", "[engine][model_json]
   CHECK_THAT(d, Catch::StartsWith("model.json:3:13: error: invalid JSON: syntax error"));
 }
 
+TEST_CASE("a number too large for a double is invalid JSON, located", "[engine][model_json][bad]") {
+  // Fuzzing found that nlohmann reports it as out_of_range, not parse_error, and the loader let
+  // that exception escape (std::terminate).
+  CHECK(rejected("{\"format\": \"graft.model\",\n \"version\": 1e400}") ==
+        "model.json:2:13: error: invalid JSON: number overflow parsing '1e400'\n");
+}
+
 TEST_CASE("JSON nested too deeply is rejected before anything recurses into it",
           "[engine][model_json][bad]") {
   // Fuzzing found that a deep value anywhere (here "weights") overflowed the stack while its
