@@ -77,7 +77,10 @@ class Binder {
   /// Binds pending tasks; on full success checks conditions and stores the first binding.
   bool solve(Binding& b, std::vector<Task> tasks, std::optional<Binding>* result) {
     while (!tasks.empty()) {
-      auto [p, n] = tasks.back();
+      // Not a structured binding: the lambda below captures `p`, which clang 14 (the fuzz
+      // build's compiler) does not allow for structured bindings.
+      uint32_t p = tasks.back().first;
+      Node* n = tasks.back().second;
       tasks.pop_back();
       if (b.nodes[p] != nullptr) {
         if (b.nodes[p] != n) {

@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <unordered_map>
@@ -77,6 +79,24 @@ class ModelLoader {
       diags_.error(DiagLocation::in_file(file_ + ":" + std::to_string(line) + ":" +
                                          std::to_string(col)),
                    "invalid JSON: " + parse_error_reason(e.what()));
+      return std::nullopt;
+    } catch (const json::exception& e) {
+      // A number too large for a double (1e400) is out_of_range.406, which carries no byte
+      // offset: its message quotes the literal, so the first occurrence locates it.
+      std::string what = e.what();
+      size_t open = what.find('\'');
+      size_t close = open == std::string::npos ? open : what.find('\'', open + 1);
+      size_t at = close == std::string::npos
+                      ? std::string::npos
+                      : text.find(what.substr(open + 1, close - open - 1));
+      std::string where = file_;
+      if (at != std::string::npos) {
+        auto [line, col] = line_col_of(text, at);
+        where += ":" + std::to_string(line) + ":" + std::to_string(col);
+      }
+      size_t tag_end = what.find("] ");  // "[json.exception.out_of_range.406] "
+      diags_.error(DiagLocation::in_file(where),
+                   "invalid JSON: " + (tag_end == std::string::npos ? what : what.substr(tag_end + 2)));
       return std::nullopt;
     }
     if (!root.is_object()) {
@@ -218,7 +238,14 @@ class ModelLoader {
         return std::nullopt;
       }
       std::byte* out = bytes.data() + i * width;
-      if (!store_element(type->dtype, v, out)) {
+      Stored stored = store_element(type->dtype, v, out);
+      if (stored == Stored::kOutOfRange) {
+        error(path + "/data/" + std::to_string(i),
+              v.dump() + " is not a value of dtype " + dtype_name(type->dtype) +
+                  (is_floating(type->dtype) ? " (out of range)" : " (a whole number in range)"));
+        return std::nullopt;
+      }
+      if (stored == Stored::kUnsupportedDType) {
         error(path + "/dtype", std::string("inline tensors of dtype ") + dtype_name(type->dtype) +
                                    " are not supported; put them in the weights file");
         return std::nullopt;
@@ -232,26 +259,65 @@ class ModelLoader {
     std::memcpy(out, &value, sizeof(T));
   }
 
-  static bool store_element(DType dtype, const json& v, std::byte* out) {
-    double d = v.is_boolean() ? (v.get<bool>() ? 1.0 : 0.0) : v.get<double>();
-    int64_t i = v.is_number_integer() ? v.get<int64_t>() : static_cast<int64_t>(d);
-    switch (dtype) {
-      case DType::kFloat32: store(static_cast<float>(d), out); return true;
-      case DType::kFloat64: store(d, out); return true;
-      case DType::kInt64: store(i, out); return true;
-      case DType::kInt32: store(static_cast<int32_t>(i), out); return true;
-      case DType::kInt16: store(static_cast<int16_t>(i), out); return true;
-      case DType::kInt8: store(static_cast<int8_t>(i), out); return true;
-      case DType::kUInt8: store(static_cast<uint8_t>(i), out); return true;
-      case DType::kBool: store(static_cast<uint8_t>(d != 0), out); return true;
-      case DType::kFloat16:
-      case DType::kBFloat16: return false;
+  /// The value of `v` as an integer in [lo, hi], or nullopt: a float counts when it is whole.
+  /// Range checks come before any conversion, which is undefined for out-of-range values.
+  static std::optional<int64_t> integer_in(const json& v, int64_t lo, int64_t hi) {
+    if (v.is_boolean()) return v.get<bool>() ? 1 : 0;
+    int64_t i = 0;
+    if (v.is_number_unsigned()) {
+      uint64_t u = v.get<uint64_t>();
+      if (u > static_cast<uint64_t>(hi)) return std::nullopt;
+      i = static_cast<int64_t>(u);
+    } else if (v.is_number_integer()) {
+      i = v.get<int64_t>();
+    } else {
+      double d = v.get<double>();
+      // 2^63 is exact as a double; [-2^63, 2^63) converts without overflow.
+      if (d != std::floor(d) || d < -9223372036854775808.0 || d >= 9223372036854775808.0) {
+        return std::nullopt;
+      }
+      i = static_cast<int64_t>(d);
     }
-    return false;
+    if (i < lo || i > hi) return std::nullopt;
+    return i;
+  }
+
+  template <typename T>
+  static bool store_integer(const json& v, std::byte* out) {
+    std::optional<int64_t> i =
+        integer_in(v, std::numeric_limits<T>::min(), std::numeric_limits<T>::max());
+    if (i) store(static_cast<T>(*i), out);
+    return i.has_value();
+  }
+
+  enum class Stored { kOk, kOutOfRange, kUnsupportedDType };
+
+  static Stored store_element(DType dtype, const json& v, std::byte* out) {
+    double d = v.is_boolean() ? (v.get<bool>() ? 1.0 : 0.0) : v.get<double>();
+    auto ok = [](bool stored) { return stored ? Stored::kOk : Stored::kOutOfRange; };
+    switch (dtype) {
+      case DType::kFloat32:
+        if (std::fabs(d) > std::numeric_limits<float>::max()) return Stored::kOutOfRange;
+        store(static_cast<float>(d), out);
+        return Stored::kOk;
+      case DType::kFloat64: store(d, out); return Stored::kOk;
+      case DType::kInt64: return ok(store_integer<int64_t>(v, out));
+      case DType::kInt32: return ok(store_integer<int32_t>(v, out));
+      case DType::kInt16: return ok(store_integer<int16_t>(v, out));
+      case DType::kInt8: return ok(store_integer<int8_t>(v, out));
+      case DType::kUInt8: return ok(store_integer<uint8_t>(v, out));
+      case DType::kBool: store(static_cast<uint8_t>(d != 0), out); return Stored::kOk;
+      case DType::kFloat16:
+      case DType::kBFloat16: return Stored::kUnsupportedDType;
+    }
+    return Stored::kUnsupportedDType;
   }
 
   // ** types (meta and inline tensors) **
-  std::optional<TensorType> parse_type(const json& obj, const std::string& path) {
+  /// `allow_unknown`: "?" is a dim, the unknown size shape inference gives arithmetic on
+  /// symbols (flatten of [N, 4] is [?]); the saver writes it in the meta of computed nodes.
+  std::optional<TensorType> parse_type(const json& obj, const std::string& path,
+                                       bool allow_unknown = false) {
     bool ok = true;
     TensorType type;
     if (!obj.contains("dtype") || !obj["dtype"].is_string()) {
@@ -275,7 +341,8 @@ class ModelLoader {
       const json& d = shape[i];
       if (d.is_number_integer() && d.get<int64_t>() >= 0) {
         type.shape.push_back(d.get<int64_t>());
-      } else if (d.is_string() && !d.get<std::string>().empty() && d.get<std::string>() != "?") {
+      } else if (d.is_string() && !d.get<std::string>().empty() &&
+                 (d.get<std::string>() != "?" || allow_unknown)) {
         type.shape.push_back(dim_symbol(d.get<std::string>()));
       } else {
         error(path + "/shape/" + std::to_string(i),
@@ -426,14 +493,15 @@ class ModelLoader {
   }
 
   /// meta {shape, dtype, provenance}; the type is nullopt when absent (and not required).
-  std::optional<TensorType> parse_meta(const json& meta, const std::string& path, bool required) {
+  std::optional<TensorType> parse_meta(const json& meta, const std::string& path, bool required,
+                                       bool allow_unknown = false) {
     if (!meta.is_object()) {
       error(path, "expected an object, got " + std::string(meta.type_name()));
       return std::nullopt;
     }
     check_keys(meta, path, {"shape", "dtype", "provenance"}, "meta key");
     if (!required && !meta.contains("shape") && !meta.contains("dtype")) return std::nullopt;
-    return parse_type(meta, path);
+    return parse_type(meta, path, allow_unknown);
   }
 
   /// Resolves a node reference {"node": name}; reports and returns nullopt otherwise.
@@ -668,7 +736,8 @@ class ModelLoader {
     }
     node->meta().type = type;
     if (!n.contains("meta")) return;
-    std::optional<TensorType> declared = parse_meta(n["meta"], path + "/meta", false);
+    std::optional<TensorType> declared =
+        parse_meta(n["meta"], path + "/meta", false, /*allow_unknown=*/true);
     if (declared && !compatible(*declared, *type)) {
       error(path + "/meta", "meta says " + type_to_string(*declared) +
                                 " but the inputs give " + type_to_string(*type));
@@ -684,11 +753,12 @@ class ModelLoader {
   }
 
   /// A declared type agrees with the inferred one when the dtypes match and every dim
-  /// matches, where an unknown inferred dim ("?", arithmetic on symbols) accepts anything.
+  /// matches, where an unknown dim ("?", arithmetic on symbols) on either side accepts
+  /// anything.
   static bool compatible(const TensorType& declared, const TensorType& inferred) {
     if (declared.dtype != inferred.dtype || declared.rank() != inferred.rank()) return false;
     for (size_t i = 0; i < declared.shape.size(); ++i) {
-      if (inferred.shape[i] == unknown_dim()) continue;
+      if (inferred.shape[i] == unknown_dim() || declared.shape[i] == unknown_dim()) continue;
       if (declared.shape[i] != inferred.shape[i]) return false;
     }
     return true;

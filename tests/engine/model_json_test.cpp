@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <regex>
 
+#include "engine/json_limits.h"
+#include "engine/json_values.h"
 #include "engine/safetensors.h"
 #include "engine/support/content_hash.h"
 #include "engine/verifier.h"
@@ -146,6 +148,29 @@ TEST_CASE("a save names its weights after their contents and removes the superse
   }
 }
 
+TEST_CASE("a saved unknown dim loads back; a placeholder cannot declare one", "[engine][model_json]") {
+  // Fuzzing found that flatten of [N, 3, 8, 8] saved its meta shape as ["?"], which the loader
+  // then rejected: rewrite wrote models it could not read.
+  std::string flatten =
+      R"({"name": "f", "op": "call_function", "target": "flatten", "args": [{"node": "x"}]})";
+  std::string output = R"({"name": "output", "op": "output", "args": [[{"node": "f"}]]})";
+  Loaded first = load_text(model_text(kInput + ", " + flatten + ", " + output));
+  INFO(first.diagnostics);
+  REQUIRE(first.model);
+  std::string saved = model_to_json_text(*first.model, "");
+  CHECK(saved.find(R"("shape":["?"])") != std::string::npos);
+  Loaded again = load_text(saved);
+  INFO(again.diagnostics);
+  REQUIRE(again.model);
+  CHECK(model_to_json_text(*again.model, "") == saved);
+
+  std::string unknown_input =
+      R"({"name": "x", "op": "placeholder", "meta": {"shape": ["?", 3], "dtype": "float32"}})";
+  CHECK(rejected(model_text(unknown_input + ", " + kOutputX)) ==
+        "model.json: /nodes/0/meta/shape/0: error: a dim is a non-negative int or a symbol such "
+        "as \"N\", got \"?\"\n");
+}
+
 TEST_CASE("saving normalises the call convention", "[engine][model_json]") {
   std::string text = model_text(
       kInput + "," +
@@ -184,11 +209,61 @@ TEST_CASE("kwargs bind by name, aliases resolve, inline tensors load", "[engine]
   CHECK(type_to_string(*v->type()) == "float32[N, 192]");
 }
 
+TEST_CASE("inline tensor values must fit their dtype", "[engine][model_json][bad]") {
+  // Fuzzing found that 1e77 in an inline tensor was converted to int64 (undefined behaviour)
+  // whatever the tensor's dtype; values are now range-checked before any conversion.
+  auto tensor = [](const std::string& dtype, const std::string& value) {
+    return model_text(kInput + ", " + kOutputX, R"("tensors": {"t": {"dtype": ")" + dtype +
+                                                     R"(", "shape": [2], "data": [0, )" + value +
+                                                     "]}}, ");
+  };
+  CHECK(rejected(tensor("float32", "1e77")) ==
+        "model.json: /tensors/t/data/1: error: 1e+77 is not a value of dtype float32 (out of "
+        "range)\n");
+  CHECK(rejected(tensor("int8", "128")) ==
+        "model.json: /tensors/t/data/1: error: 128 is not a value of dtype int8 (a whole number "
+        "in range)\n");
+  CHECK(rejected(tensor("int64", "1.5")) ==
+        "model.json: /tensors/t/data/1: error: 1.5 is not a value of dtype int64 (a whole number "
+        "in range)\n");
+  CHECK(rejected(tensor("int64", "9223372036854775808")) ==
+        "model.json: /tensors/t/data/1: error: 9223372036854775808 is not a value of dtype int64 "
+        "(a whole number in range)\n");
+  for (const char* ok : {"-128", "-9.0"}) {
+    Loaded l = load_text(tensor("int8", ok));
+    INFO(l.diagnostics);
+    CHECK(l.model);
+  }
+  Loaded l = load_text(tensor("float64", "1e300"));
+  CHECK(l.model);
+}
+
 // ** bad input: one test per documented check **
 
 TEST_CASE("invalid JSON is reported with line and column", "[engine][model_json][bad]") {
   std::string d = rejected("{\"format\": \"graft.model\",\n  \"version\": 1,\n  \"nodes\": [}\n");
   CHECK_THAT(d, Catch::StartsWith("model.json:3:13: error: invalid JSON: syntax error"));
+}
+
+TEST_CASE("a number too large for a double is invalid JSON, located", "[engine][model_json][bad]") {
+  // Fuzzing found that nlohmann reports it as out_of_range, not parse_error, and the loader let
+  // that exception escape (std::terminate).
+  CHECK(rejected("{\"format\": \"graft.model\",\n \"version\": 1e400}") ==
+        "model.json:2:13: error: invalid JSON: number overflow parsing '1e400'\n");
+}
+
+TEST_CASE("JSON nested too deeply is rejected before anything recurses into it",
+          "[engine][model_json][bad]") {
+  // Fuzzing found that a deep value anywhere (here "weights") overflowed the stack while its
+  // error message dumped it; the limit now stops such files at the first bracket too deep.
+  std::string deep = std::string(kMaxJsonDepth + 1, '[') + std::string(kMaxJsonDepth + 1, ']');
+  std::string text = model_text(kInput + ", " + kOutputX, "\"weights\": " + deep + ", ");
+  CHECK(rejected(text) == "model.json:1:" + std::to_string(51 + kMaxJsonDepth) +
+                              ": error: JSON nested more than 256 levels deep; a model.json "
+                              "needs a handful\n");
+  // Brackets inside strings do not count, and the limit itself is accepted.
+  std::string fine = std::string(kMaxJsonDepth - 1, '[') + std::string(kMaxJsonDepth - 1, ']');
+  CHECK(find_excess_nesting(R"({"a": "[[[[[[", "b": )" + fine + "}") == std::string_view::npos);
 }
 
 TEST_CASE("a wrong format name or version is rejected", "[engine][model_json][bad]") {

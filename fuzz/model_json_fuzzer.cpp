@@ -1,0 +1,76 @@
+// fuzz_model_json: the model.json loader (engine/model_json.h) on arbitrary bytes as the JSON
+// text, then the verifier and a save/load round trip of every accepted model.
+//
+// Weights: the loader resolves "weights" against its base directory, here a scratch directory
+// holding one valid file, model.safetensors (the tiny_cnn example's, so its model.json seed
+// loads whole). Inputs whose "weights" names a path with a '/' are skipped: they could reach
+// any file of the machine, which makes runs neither hermetic nor reproducible; a bare name
+// that does not exist still exercises the missing-weights path.
+//
+// Checks: a rejection comes with an error; an accepted graph passes the verifier; saving it
+// (model_to_json_text + model_weights_bytes) and loading that again gives a model that saves
+// to the same bytes (model_json_save.cpp promises canonical output).
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "engine/model_json.h"
+#include "engine/verifier.h"
+#include "fuzz/fuzz_support.h"
+
+namespace {
+
+using graft::DiagnosticEngine;
+using graft::Model;
+using graft::fuzz::fail;
+
+const std::string& weights_dir() {
+  static const std::string dir = [] {
+    const std::string& d = graft::fuzz::scratch_dir();
+    graft::fuzz::write_file(d + "/model.safetensors",
+                            graft::fuzz::read_source_file("examples/models/tiny_cnn/model.safetensors"));
+    return d;
+  }();
+  return dir;
+}
+
+bool names_outside_weights_dir(const std::string& text) {
+  nlohmann::json root = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!root.is_object()) return false;
+  auto it = root.find("weights");
+  return it != root.end() && it->is_string() &&
+         it->get_ref<const std::string&>().find('/') != std::string::npos;
+}
+
+void check_round_trip(const Model& model, const std::string& input) {
+  const std::string& dir = weights_dir();
+  std::string text = graft::model_to_json_text(model, "round_trip.safetensors");
+  std::string weights = graft::model_weights_bytes(model);
+  graft::fuzz::write_file(dir + "/round_trip.safetensors", weights);
+  DiagnosticEngine diags;
+  std::optional<Model> again = graft::load_model_from_string(text, "saved.json", dir, diags);
+  if (!again) fail("model.json: saved model rejected", input + "\n--- saved:\n" + text + "\n" + diags.render());
+  std::string text2 = graft::model_to_json_text(*again, "round_trip.safetensors");
+  if (text2 != text) {
+    fail("model.json: save is not canonical", "--- first save:\n" + text + "\n--- second save:\n" + text2);
+  }
+  if (graft::model_weights_bytes(*again) != weights) fail("model.json: weights round trip", text);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string text(reinterpret_cast<const char*>(data), size);
+  if (names_outside_weights_dir(text)) return -1;  // not added to the corpus
+  DiagnosticEngine diags;
+  std::optional<Model> model = graft::load_model_from_string(text, "fuzz.json", weights_dir(), diags);
+  std::string rendered = diags.render();
+  if (!model) {
+    if (!diags.has_errors()) fail("model.json: rejected without an error", text);
+    return 0;
+  }
+  if (!graft::verify_graph(*model->graph, diags, "fuzz.json")) {
+    fail("model.json: the loader accepted a graph the verifier rejects", text + "\n" + diags.render());
+  }
+  check_round_trip(*model, text);
+  return 0;
+}
