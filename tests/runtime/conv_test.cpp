@@ -166,7 +166,11 @@ TEST_CASE("3x3 stride-1 convolutions match the reference with and without Winogr
       options.winograd = winograd;
       std::unique_ptr<runtime::Executable> exe;
       INFO("winograd " << winograd << " post " << post);
-      CHECK(check_against_reference(b.graph(), random_inputs(b.graph(), 5), options, 1e-4, 2e-4,
+      // Winograd's input/output transforms amplify rounding: the two chained layers here
+      // (reductions over 288 and 576 products) differ from the reference by up to 3e-4 with
+      // the blocking oneDNN picks for one thread, against 1e-4 for the direct algorithm.
+      const double atol = winograd ? 1e-3 : 2e-4;
+      CHECK(check_against_reference(b.graph(), random_inputs(b.graph(), 5), options, 1e-4, atol,
                                     &exe) == "");
       bool used = false;
       for (const runtime::StepInfo& s : exe->steps()) used |= s.impl.find("wino") != std::string::npos;
