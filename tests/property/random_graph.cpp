@@ -248,16 +248,7 @@ class GraphGen {
       maybe_share(y);
       y = batch_norm(y, out);
     }
-    if (rng_.chance(0.6)) {
-      maybe_share(y);
-      y = activation(y);
-    }
-    if (rng_.chance(0.3)) {
-      maybe_share(y);
-      y = residual(y);
-    }
-    if (rng_.chance(0.1)) y = op("dropout", {in(y)}, {{"p", 0.2}, {"training", false}});
-    return y;
+    return activation_residual_dropout(y, 0.2);
   }
 
   /// Inference batch-norm over `channels`: running_var positive, affine almost always.
@@ -312,6 +303,12 @@ class GraphGen {
       maybe_share(y);
       y = batch_norm(y, shape_of(y)[1]);
     }
+    return activation_residual_dropout(y, 0.1);
+  }
+
+  /// What may follow a conv or linear layer (and its batch-norm): an activation, a residual
+  /// add, an eval-mode dropout of probability `p`, each with the interior value sometimes shared.
+  Node* activation_residual_dropout(Node* y, double p) {
     if (rng_.chance(0.6)) {
       maybe_share(y);
       y = activation(y);
@@ -320,7 +317,7 @@ class GraphGen {
       maybe_share(y);
       y = residual(y);
     }
-    if (rng_.chance(0.1)) y = op("dropout", {in(y)}, {{"p", 0.1}, {"training", false}});
+    if (rng_.chance(0.1)) y = op("dropout", {in(y)}, {{"p", p}, {"training", false}});
     return y;
   }
 
