@@ -32,16 +32,13 @@ std::string format_bytes(double bytes) {
   return text;
 }
 
-std::shared_ptr<void> allocate_buffer(size_t bytes, size_t alignment, std::string_view what,
-                                      bool zero_fill) {
+namespace detail {
+
+void* allocate_raw(size_t bytes, size_t alignment, bool zero_fill, std::string* why) {
   static const size_t physical = physical_memory_bytes();
-  auto refuse = [&](const std::string& why) {
-    return AllocationError("cannot allocate " + format_bytes(static_cast<double>(bytes)) +
-                           " for " + std::string(what) + ": " + why);
-  };
   if (bytes > physical) {
-    throw refuse("this machine has " + format_bytes(static_cast<double>(physical)) +
-                 " of memory");
+    *why = "this machine has " + format_bytes(static_cast<double>(physical)) + " of memory";
+    return nullptr;
   }
   // aligned_alloc wants a multiple of the alignment; a zero-byte request still gets a buffer.
   size_t rounded = bytes == 0 ? alignment : (bytes + alignment - 1) / alignment * alignment;
@@ -51,9 +48,19 @@ std::shared_ptr<void> allocate_buffer(size_t bytes, size_t alignment, std::strin
   // need; oneDNN only prefers (does not require) more.
   constexpr size_t kSmall = 1024;
   void* p = rounded <= kSmall ? std::malloc(rounded) : std::aligned_alloc(alignment, rounded);
-  if (p == nullptr) throw refuse(std::strerror(ENOMEM));
+  if (p == nullptr) {
+    *why = std::strerror(ENOMEM);
+    return nullptr;
+  }
   if (zero_fill) std::memset(p, 0, rounded);
-  return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+  return p;
 }
+
+void throw_allocation_error(size_t bytes, const std::string& what, const std::string& why) {
+  throw AllocationError("cannot allocate " + format_bytes(static_cast<double>(bytes)) + " for " +
+                        what + ": " + why);
+}
+
+}  // namespace detail
 
 }  // namespace graft::runtime

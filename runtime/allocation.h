@@ -3,10 +3,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdlib>
 #include <memory>
 #include <new>
 #include <string>
-#include <string_view>
 
 namespace graft::runtime {
 
@@ -21,12 +21,29 @@ class AllocationError : public std::bad_alloc {
   std::string message_;
 };
 
+namespace detail {
+/// The buffer, or nullptr with `why` set (larger than the machine's memory, or refused).
+void* allocate_raw(size_t bytes, size_t alignment, bool zero_fill, std::string* why);
+[[noreturn]] void throw_allocation_error(size_t bytes, const std::string& what,
+                                         const std::string& why);
+}  // namespace detail
+
 /// `bytes` bytes aligned to `alignment` (a power of two; buffers of at most 1 KiB only to
-/// malloc's 16 bytes), zero-filled if `zero_fill`, freed with the last reference. Requests larger than the machine's physical memory are refused up front: with
-/// overcommit they would "succeed" and the process would be killed later while touching them.
-/// Throws AllocationError naming `what` ("the activation arena", "tensor 'x'").
-std::shared_ptr<void> allocate_buffer(size_t bytes, size_t alignment, std::string_view what,
-                                      bool zero_fill);
+/// malloc's 16 bytes), zero-filled if `zero_fill`, freed with the last reference. Requests
+/// larger than the machine's physical memory are refused up front: with overcommit they would
+/// "succeed" and the process would be killed later while touching them. Throws
+/// AllocationError naming what the buffer is for, `describe()` ("the activations (memory
+/// arena)", "a tensor of float32[8, 3]"), which is called only then: tensors are allocated on
+/// hot paths (constant folding), where formatting their type every time would cost more than
+/// the arithmetic.
+template <typename Describe>
+std::shared_ptr<void> allocate_buffer(size_t bytes, size_t alignment, bool zero_fill,
+                                      const Describe& describe) {
+  std::string why;
+  void* p = detail::allocate_raw(bytes, alignment, zero_fill, &why);
+  if (p == nullptr) detail::throw_allocation_error(bytes, describe(), why);
+  return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+}
 
 /// "1.5 GiB", "512 B": sizes in messages.
 std::string format_bytes(double bytes);

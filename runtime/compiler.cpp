@@ -359,7 +359,8 @@ void Compiler::plan_and_bind(Executable::Impl& impl) {
       << check_memory_plan(impl.requests, impl.plan);
   // Page-aligned, plus a page of slack; not zero-filled: pages are touched when kernels run.
   auto alloc = [](size_t bytes, const char* what) {
-    return allocate_buffer((bytes + 4095) / 4096 * 4096 + 4096, 4096, what, false);
+    return allocate_buffer((bytes + 4095) / 4096 * 4096 + 4096, 4096, false,
+                           [what] { return std::string(what); });
   };
   impl.arena = alloc(impl.plan.arena_bytes, "the activations (memory arena)");
   impl.scratchpad = alloc(scratchpad_bytes_, "the kernels' scratchpad");

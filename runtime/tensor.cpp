@@ -16,7 +16,8 @@ namespace {
 
 std::shared_ptr<void> allocate(DType dtype, const Shape& shape, size_t bytes) {
   // 64-byte alignment matches oneDNN's preference for user buffers (a cache line, AVX-512).
-  return allocate_buffer(bytes, 64, "a tensor of " + type_to_string({dtype, shape}), true);
+  return allocate_buffer(bytes, 64, true,
+                         [&] { return "a tensor of " + type_to_string({dtype, shape}); });
 }
 
 }  // namespace
