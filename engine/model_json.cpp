@@ -62,11 +62,15 @@ class ModelLoader {
   ModelLoader(std::string display_name, std::string base_dir, DiagnosticEngine& diags)
       : file_(std::move(display_name)), base_dir_(std::move(base_dir)), diags_(diags) {}
 
+  /// "model.json:LINE:COL" of byte `offset` of the file's text.
+  DiagLocation at_offset(const std::string& text, size_t offset) const {
+    auto [line, col] = line_col_of(text, offset);
+    return DiagLocation::in_file(file_ + ":" + std::to_string(line) + ":" + std::to_string(col));
+  }
+
   std::optional<Model> load(const std::string& text) {
     if (size_t deep = find_excess_nesting(text); deep != std::string::npos) {
-      auto [line, col] = line_col_of(text, deep);
-      diags_.error(DiagLocation::in_file(file_ + ":" + std::to_string(line) + ":" +
-                                         std::to_string(col)),
+      diags_.error(at_offset(text, deep),
                    "JSON nested more than " + std::to_string(kMaxJsonDepth) +
                        " levels deep; a model.json needs a handful");
       return std::nullopt;
@@ -75,9 +79,7 @@ class ModelLoader {
     try {
       root = json::parse(text);
     } catch (const json::parse_error& e) {
-      auto [line, col] = line_col_of(text, e.byte == 0 ? 0 : e.byte - 1);
-      diags_.error(DiagLocation::in_file(file_ + ":" + std::to_string(line) + ":" +
-                                         std::to_string(col)),
+      diags_.error(at_offset(text, e.byte == 0 ? 0 : e.byte - 1),
                    "invalid JSON: " + parse_error_reason(e.what()));
       return std::nullopt;
     } catch (const json::exception& e) {
@@ -89,13 +91,8 @@ class ModelLoader {
       size_t at = close == std::string::npos
                       ? std::string::npos
                       : text.find(what.substr(open + 1, close - open - 1));
-      std::string where = file_;
-      if (at != std::string::npos) {
-        auto [line, col] = line_col_of(text, at);
-        where += ":" + std::to_string(line) + ":" + std::to_string(col);
-      }
       size_t tag_end = what.find("] ");  // "[json.exception.out_of_range.406] "
-      diags_.error(DiagLocation::in_file(where),
+      diags_.error(at == std::string::npos ? DiagLocation::in_file(file_) : at_offset(text, at),
                    "invalid JSON: " + (tag_end == std::string::npos ? what : what.substr(tag_end + 2)));
       return std::nullopt;
     }

@@ -180,8 +180,9 @@ std::string model_weights_bytes(const Model& model) {
 }
 
 bool save_model(const Model& model, const std::string& path, DiagnosticEngine& diags) {
-  bool has_weights = !referenced_constants(*model.graph).empty();
-  std::string weights = has_weights ? model_weights_bytes(model) : std::string();
+  std::map<std::string, ConstantTensor> constants = referenced_constants(*model.graph);
+  bool has_weights = !constants.empty();
+  std::string weights = has_weights ? serialize_safetensors(constants) : std::string();
   std::string weights_path = has_weights ? weights_file_for(path, weights) : std::string();
   std::string weights_name = std::filesystem::path(weights_path).filename().string();
   AtomicFileSet files;
