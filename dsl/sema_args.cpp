@@ -328,8 +328,7 @@ bool Sema::check_dim_symbol_attr(const Expr* v, const AttrSpec& spec, const std:
   for (const Expr* item : items) {
     if (const auto* name = dyn_cast<NameExpr>(item)) {
       if (env.dim_symbols.count(name->name) == 0) {
-        std::vector<std::string> known;
-        for (const auto& [symbol, range] : env.dim_symbols) known.push_back(symbol);
+        std::vector<std::string> known(env.dim_symbols.begin(), env.dim_symbols.end());
         error(item->range, "'" + std::string(name->name) +
                                "' is not a dim symbol of a where condition (bind it with, "
                                "e.g., dim(x, -1) == " + std::string(name->name) + ")" +

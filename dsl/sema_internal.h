@@ -9,6 +9,7 @@
 
 #include <deque>
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -101,7 +102,7 @@ struct Env {
   std::map<const ast::Node*, std::pair<DType, SourceRange>> required_dtypes;
   // Dim symbols a `where` condition binds (`dim(x, -1) == D`, `shape(w) == [D]`, neither
   // negated): the replacement may use them as ints in attributes (`normalized_shape=[D]`).
-  std::map<std::string, SourceRange, std::less<>> dim_symbols;
+  std::set<std::string, std::less<>> dim_symbols;
 };
 
 struct ArgBinding;

@@ -221,7 +221,7 @@ class ConditionChecker {
   /// Records a dim symbol that `c` binds for every match: only `==` outside `not` binds it
   /// (`dim(x, 0) != N` holds for many N and says nothing of which).
   void note_symbol(const Condition* c, const NameExpr* symbol) {
-    if (c->op == CmpOp::kEq && !c->negated) env_.dim_symbols.emplace(symbol->name, symbol->range);
+    if (c->op == CmpOp::kEq && !c->negated) env_.dim_symbols.emplace(symbol->name);
   }
 
   /// `… == 3`, `… >= 2`, `… in {3, 4}`, `… in 2..4`: integers only.

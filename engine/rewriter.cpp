@@ -12,6 +12,7 @@
 
 #include "engine/match_conditions.h"
 #include "engine/shape_infer.h"
+#include "engine/support/check.h"
 #include "engine/support/edit_distance.h"
 #include "engine/verifier.h"
 
@@ -447,7 +448,8 @@ class Driver {
         }
         return AttrValue{std::move(dims)};
       }
-      default: return m.attr_vars[v.index];
+      case ReplValue::Kind::kAttrVar: return m.attr_vars[v.index];
+      default: GRAFT_UNREACHABLE();  // lowering gives attributes no other kind
     }
   }
 
