@@ -58,7 +58,7 @@ Node* Graph::create(NodeKind kind, std::string_view name, std::string target) {
   node->target_ = std::move(target);
   Node* raw = node.get();
   storage_.push_back(std::move(node));
-  by_name_.insert_or_assign(raw->name_, raw);  // the name may be a dead node's
+  by_name_.insert_or_assign(raw);  // the name may be a dead node's
   ++live_count_;
   return raw;
 }
@@ -274,7 +274,7 @@ std::string Graph::rename(Node* node, std::string_view name) {
   if (node->name_ == name) return node->name_;
   by_name_.erase(node->name_);
   node->name_ = unique_name(name);
-  by_name_.insert_or_assign(node->name_, node);
+  by_name_.insert_or_assign(node);
   if (node->kind_ == NodeKind::kPlaceholder) node->target_ = node->name_;
   return node->name_;
 }
@@ -298,7 +298,7 @@ void Graph::compact() {
   for (Node* n = first_; n != nullptr; n = n->next_) {
     live.push_back(std::move(storage_[n->id_]));
   }
-  std::erase_if(by_name_, [](const auto& entry) { return entry.second->dead_; });
+  by_name_.erase_if([](const Node* n) { return n->dead_; });
   storage_ = std::move(live);  // frees the dead nodes
   for (size_t i = 0; i < storage_.size(); ++i) storage_[i]->id_ = static_cast<NodeId>(i);
   renumber();
@@ -315,8 +315,8 @@ std::vector<Node*> Graph::placeholders() const {
 }
 
 Node* Graph::find(std::string_view name) const {
-  auto it = by_name_.find(name);
-  return it == by_name_.end() || it->second->dead_ ? nullptr : it->second;
+  Node* n = by_name_.find(name);
+  return n == nullptr || n->dead_ ? nullptr : n;
 }
 
 std::string Graph::unique_name(std::string_view base) const {

@@ -23,6 +23,7 @@
 #include "engine/constants.h"
 #include "engine/op_schema.h"
 #include "engine/shape.h"
+#include "engine/support/name_index.h"
 #include "engine/support/string_map.h"
 
 namespace graft {
@@ -221,7 +222,7 @@ class Graph {
   void remove_use(Node* producer, Node* user);
 
   std::vector<std::unique_ptr<Node>> storage_;
-  StringMap<Node*> by_name_;
+  NameIndex<Node> by_name_;  // dead nodes stay until their name is reused or compact()
   // Next suffix per base name; a cache that unique_name() (a query) advances.
   mutable StringMap<uint32_t> name_counters_;
   Node* first_ = nullptr;
