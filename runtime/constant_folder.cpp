@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "runtime/elementwise_fold.h"
 #include "runtime/reference.h"
 
 namespace graft::runtime {
@@ -17,9 +18,9 @@ bool is_relabelling(std::string_view op) {
 
 }  // namespace
 
-ConstantFolder reference_constant_folder() {
-  return [](const Node& node, const std::vector<const ConstantTensor*>& operands,
-            std::string* error) -> std::optional<ConstantTensor> {
+ConstantFolder reference_constant_folder(FoldPath path) {
+  return [path](const Node& node, const std::vector<const ConstantTensor*>& operands,
+                std::string* error) -> std::optional<ConstantTensor> {
     if (!node.type() || !is_concrete(node.type()->shape)) {
       *error = "the result has no concrete type";
       return std::nullopt;
@@ -32,6 +33,13 @@ ConstantFolder reference_constant_folder() {
       ConstantTensor view = *operands[0];
       view.shape = node.type()->shape;
       return view;
+    }
+    // The add / rsqrt / mul / sub of every batch-norm fold, on [8]-element tensors, computed
+    // where the operands lie: for tensors this small the generic path below spends most of its
+    // time wrapping operands and dispatching by name. Whatever the fast path cannot compute
+    // exactly as the generic one would, it declines.
+    if (path == FoldPath::kFastElementwise) {
+      if (std::optional<ConstantTensor> folded = fold_elementwise(node, operands)) return folded;
     }
     if (!has_reference(node.target())) {
       *error = "no reference kernel for '" + node.target() + "'";

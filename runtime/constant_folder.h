@@ -7,7 +7,14 @@
 
 namespace graft::runtime {
 
+/// Which code computes a fold. Both give the same bytes; the generic path alone exists so that
+/// tests can check that (tests/runtime/elementwise_fold_test.cpp).
+enum class FoldPath {
+  kFastElementwise,  // float32 elementwise ops in place (elementwise_fold.h), the rest generic
+  kGenericOnly,      // every op through the reference kernels' dispatch
+};
+
 /// Folds float32 ops with the reference kernels; other dtypes are reported as not supported.
-ConstantFolder reference_constant_folder();
+ConstantFolder reference_constant_folder(FoldPath path = FoldPath::kFastElementwise);
 
 }  // namespace graft::runtime
