@@ -86,11 +86,12 @@ namespace {
 /// The broadcast shape and promoted dtype of operands 0 and 1, each a tensor or a scalar.
 Result broadcast_promote(const InferInputs& in, std::string* error) {
   ResultType dtype;
-  std::vector<const TensorType*> tensors;
+  const TensorType* tensors[2] = {nullptr, nullptr};
+  size_t count = 0;
   for (size_t i = 0; i < 2; ++i) {
     if (const TensorType* t = in.type(i)) {
       dtype.add(*t);
-      tensors.push_back(t);
+      tensors[count++] = t;
     } else if (i < in.scalars.size() && in.scalars[i]) {
       dtype.add(*in.scalars[i]);
     } else {
@@ -98,22 +99,19 @@ Result broadcast_promote(const InferInputs& in, std::string* error) {
       return std::nullopt;
     }
   }
-  if (tensors.empty()) {
+  if (count == 0) {
     *error = "at least one of " + operand_name(in, 0) + " and " + operand_name(in, 1) +
              " must be a tensor";
     return std::nullopt;
   }
-  Shape shape = tensors[0]->shape;
-  if (tensors.size() == 2) {
-    std::optional<Shape> broadcast = broadcast_shapes(tensors[0]->shape, tensors[1]->shape);
-    if (!broadcast) {
-      *error = "shapes " + shape_to_string(tensors[0]->shape) + " and " +
-               shape_to_string(tensors[1]->shape) + " cannot be broadcast";
-      return std::nullopt;
-    }
-    shape = *broadcast;
+  if (count == 1) return TensorType{*dtype.dtype(), tensors[0]->shape};
+  std::optional<Shape> broadcast = broadcast_shapes(tensors[0]->shape, tensors[1]->shape);
+  if (!broadcast) {
+    *error = "shapes " + shape_to_string(tensors[0]->shape) + " and " +
+             shape_to_string(tensors[1]->shape) + " cannot be broadcast";
+    return std::nullopt;
   }
-  return TensorType{*dtype.dtype(), shape};
+  return TensorType{*dtype.dtype(), std::move(*broadcast)};
 }
 
 /// torch rejects a float alpha when the result is an integer (or bool) tensor.

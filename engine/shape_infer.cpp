@@ -5,21 +5,29 @@
 
 namespace graft {
 
-InferInputs infer_inputs_of(const Node& node) {
+namespace {
+
+void fill_infer_inputs(const Node& node, InferInputs& in) {
   GRAFT_CHECK(node.schema() != nullptr) << "infer on non-call node " << node.name();
   const OpSchema& schema = *node.schema();
-  InferInputs in;
   in.schema = &schema;
   in.attrs = node.attrs();
   in.variadic_begin = schema.has_variadic() ? schema.operands.size() - 1 : node.inputs().size();
-  in.operand_types.reserve(node.inputs().size());
-  in.scalars.reserve(node.inputs().size());
+  in.operand_types.clear();
+  in.scalars.clear();
   for (const Input& input : node.inputs()) {
     const TensorType* type = nullptr;
     if (input.is_node() && input.node->type()) type = &*input.node->type();
     in.operand_types.push_back(type);
     in.scalars.push_back(input.is_scalar() ? std::optional<Scalar>(input.scalar) : std::nullopt);
   }
+}
+
+}  // namespace
+
+InferInputs infer_inputs_of(const Node& node) {
+  InferInputs in;
+  fill_infer_inputs(node, in);
   return in;
 }
 
@@ -36,7 +44,11 @@ std::optional<TensorType> infer_node_type(const Node& node, std::string* error) 
     *error = "op '" + schema.name + "' has no shape function";
     return std::nullopt;
   }
-  std::optional<TensorType> type = schema.infer(infer_inputs_of(node), error);
+  // Rewrites infer a type for every node they create: the operand vectors are reused rather
+  // than allocated per call (shape functions never infer recursively).
+  thread_local InferInputs in;
+  fill_infer_inputs(node, in);
+  std::optional<TensorType> type = schema.infer(in, error);
   if (type && !within_size_limit(*type)) {
     *error = "the result " + size_limit_message(*type);
     return std::nullopt;
