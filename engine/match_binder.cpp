@@ -116,7 +116,7 @@ class Binder {
       fail([&] { return reason; });
       return false;
     }
-    *result = b;
+    *result = std::move(b);  // the caller's binding is spent once solve() returns
     return true;
   }
 
@@ -133,7 +133,9 @@ class Binder {
     return nullptr;
   }
 
-  bool bind_node(Binding& b, uint32_t p, Node* n, const std::vector<Task>& tasks,
+  /// Binds p to n, then the rest. `b` and `tasks` are spent: the caller keeps a copy if it
+  /// wants to try something else after a failure.
+  bool bind_node(Binding& b, uint32_t p, Node* n, std::vector<Task>& tasks,
                  std::optional<Binding>* result) {
     if (!n->is(NodeKind::kCallFunction)) {
       fail([&] { return std::string("pattern node " + where(p) + " needs an op, got " + node_kind_name(n->kind()) + " '" +
@@ -145,21 +147,30 @@ class Binder {
       return false;
     }
     const PatNode& pat = rule_.nodes[p];
-    bool any_alt = false;
+    // The attempts: each alternative with n's op, in one or (commutative) two operand orders.
+    // All but the last work on a copy of the binding; the last one, usually the only one,
+    // binds in place — a failure unwinds to the caller, which holds its own copy if it retries.
+    int orders = pat.commutative && n->inputs().size() >= 2 ? 2 : 1;
+    int attempts = 0;
+    for (const PatAlt& alt : pat.alts) attempts += alt.schema == n->schema() ? orders : 0;
+    if (attempts == 0) {
+      fail([&] { return std::string("'" + n->name() + "' is " + n->target() + ", pattern node " + where(p) + " is not"); });
+      return false;
+    }
     for (const PatAlt& alt : pat.alts) {
       if (alt.schema != n->schema()) continue;
-      any_alt = true;
-      int orders = pat.commutative && n->inputs().size() >= 2 ? 2 : 1;
       for (int order = 0; order < orders; ++order) {
+        auto attempt = [&](Binding& with, std::vector<Task>& pending) {
+          with.nodes[p] = n;
+          return bind_operands(with, p, alt, *n, order == 1, &pending) &&
+                 check_attrs(with, p, alt, *n) && solve(with, std::move(pending), result);
+        };
+        if (--attempts == 0) return attempt(b, tasks);
         Binding copy = b;
         std::vector<Task> more = tasks;
-        copy.nodes[p] = n;
-        if (!bind_operands(copy, p, alt, *n, order == 1, &more)) continue;
-        if (!check_attrs(copy, p, alt, *n)) continue;
-        if (solve(copy, std::move(more), result)) return true;
+        if (attempt(copy, more)) return true;
       }
     }
-    if (!any_alt) fail([&] { return std::string("'" + n->name() + "' is " + n->target() + ", pattern node " + where(p) + " is not"); });
     return false;
   }
 
