@@ -124,21 +124,36 @@ std::vector<AttrValue> Graph::default_attrs(const OpSchema& schema) {
 
 std::unique_ptr<Node> Graph::make_detached_call(const OpSchema& schema, std::vector<Input> inputs,
                                                 std::vector<AttrValue> attrs) {
-  GRAFT_CHECK(attrs.size() == schema.attrs.size()) << schema.name << ": attrs not bound";
   auto node = std::make_unique<Node>();
-  node->kind_ = NodeKind::kCallFunction;
-  node->schema_ = &schema;
-  node->target_ = schema.name;
-  node->inputs_ = std::move(inputs);
-  node->attrs_ = std::move(attrs);
+  reset_detached_call(*node, schema, std::move(inputs), std::move(attrs));
   return node;
+}
+
+void Graph::reset_detached_call(Node& node, const OpSchema& schema, std::vector<Input> inputs,
+                                std::vector<AttrValue> attrs) {
+  GRAFT_CHECK(attrs.size() == schema.attrs.size()) << schema.name << ": attrs not bound";
+  GRAFT_CHECK(node.prev_ == nullptr && node.next_ == nullptr) << "reset of a graph node";
+  node.kind_ = NodeKind::kCallFunction;
+  node.schema_ = &schema;
+  node.target_ = schema.name;
+  node.inputs_ = std::move(inputs);
+  node.attrs_ = std::move(attrs);
+  node.meta_.type.reset();
 }
 
 std::unique_ptr<Node> Graph::make_detached_constant(TensorType type) {
   auto node = std::make_unique<Node>();
-  node->kind_ = NodeKind::kGetAttr;
-  node->meta_.type = std::move(type);
+  reset_detached_constant(*node, std::move(type));
   return node;
+}
+
+void Graph::reset_detached_constant(Node& node, TensorType type) {
+  GRAFT_CHECK(node.prev_ == nullptr && node.next_ == nullptr) << "reset of a graph node";
+  node.kind_ = NodeKind::kGetAttr;
+  node.schema_ = nullptr;
+  node.inputs_.clear();
+  node.attrs_.clear();
+  node.meta_.type = std::move(type);
 }
 
 // ** list maintenance **

@@ -168,6 +168,11 @@ class Graph {
                                                   std::vector<AttrValue> attrs);
   /// A detached get_attr node of type `type` standing for a constant not (yet) in a graph.
   static std::unique_ptr<Node> make_detached_constant(TensorType type);
+  /// Turn a detached node (from the two above) into another detached call or constant, reusing
+  /// its storage: the rewrite driver folds a handful of ops per match, millions per run.
+  static void reset_detached_call(Node& node, const OpSchema& schema, std::vector<Input> inputs,
+                                  std::vector<AttrValue> attrs);
+  static void reset_detached_constant(Node& node, TensorType type);
 
   void set_insert_point(Node* before) { insert_before_ = before; }
   Node* insert_point() const { return insert_before_; }

@@ -312,7 +312,7 @@ class Driver {
     const Rule& rule = rules_.rules[m.rule];
     std::vector<Input> results(rule.replacement.size());
     std::vector<Node*> created;
-    folded_.clear();
+    folded_count_ = 0;
     auto rollback = [&]() {
       for (auto it = created.rbegin(); it != created.rend(); ++it) {
         if ((*it)->is_dead() || !(*it)->users().empty()) continue;
@@ -538,7 +538,12 @@ class Driver {
   template <typename ErrorFn>
   std::optional<Input> fold(const ReplOp& op, std::vector<Input> inputs, std::vector<AttrValue> attrs,
                             ErrorFn& error) {
-    std::unique_ptr<Node> call = Graph::make_detached_call(*op.schema, std::move(inputs), std::move(attrs));
+    if (fold_call_ == nullptr) {
+      fold_call_ = Graph::make_detached_call(*op.schema, std::move(inputs), std::move(attrs));
+    } else {
+      Graph::reset_detached_call(*fold_call_, *op.schema, std::move(inputs), std::move(attrs));
+    }
+    Node* call = fold_call_.get();
     std::string err;
     std::optional<TensorType> type = infer_node_type(*call, &err);
     if (!type) return error(op.schema->name + " rejects its inputs: " + err);
@@ -554,9 +559,16 @@ class Driver {
     }
     std::optional<ConstantTensor> value = options_.fold(*call, operands, &err);
     if (!value) return error("cannot fold " + op.schema->name + ": " + err);
-    Folded& f = folded_.emplace_back();
-    f.node = Graph::make_detached_constant(*type);
+    // Entries of earlier matches are reused: their nodes keep their storage.
+    if (folded_count_ == folded_.size()) folded_.emplace_back();
+    Folded& f = folded_[folded_count_++];
+    if (f.node == nullptr) {
+      f.node = Graph::make_detached_constant(std::move(*type));
+    } else {
+      Graph::reset_detached_constant(*f.node, std::move(*type));
+    }
     f.value = std::move(*value);
+    f.materialized = nullptr;
     return Input::of(f.node.get());
   }
 
@@ -623,8 +635,8 @@ class Driver {
   }
 
   Folded* folded_of(const Node* n) {
-    for (Folded& f : folded_) {
-      if (f.node.get() == n) return &f;
+    for (size_t i = 0; i < folded_count_; ++i) {
+      if (folded_[i].node.get() == n) return &folded_[i];
     }
     return nullptr;
   }
@@ -661,6 +673,8 @@ class Driver {
   Matcher matcher_;
   RewriteResult result_;
   std::deque<Folded> folded_;  // a deque: Folded* stay valid while it grows
+  size_t folded_count_ = 0;    // the current match's entries; later ones are kept for reuse
+  std::unique_ptr<Node> fold_call_;  // the detached op being folded, reused
   // Clean names for folded constants (see materialize): the live readers of each constant,
   // counted only once a name collides, and the names wanted by this match's constants.
   bool readers_counted_ = false;
