@@ -156,7 +156,7 @@ std::optional<OpSchema> parse_op_signature(const std::string& signature, std::st
   return schema;
 }
 
-std::optional<AttrValue> coerce_attr(const AttrSpec& spec, const AttrValue& value,
+std::optional<AttrValue> coerce_attr(const AttrSpec& spec, AttrValue value,
                                      std::string* error) {
   auto fail = [&]() -> std::optional<AttrValue> {
     std::string expected = attr_type_name(spec.type);
@@ -194,32 +194,32 @@ std::optional<AttrValue> coerce_attr(const AttrSpec& spec, const AttrValue& valu
       std::vector<int64_t> list;
       if (const auto* i = std::get_if<int64_t>(&value)) {
         list.assign(spec.fixed_length > 0 ? static_cast<size_t>(spec.fixed_length) : 1, *i);
-      } else if (const auto* l = std::get_if<std::vector<int64_t>>(&value)) {
-        list = *l;
+      } else if (auto* l = std::get_if<std::vector<int64_t>>(&value)) {
+        // A wrong length fails before the list leaves `value`, which the message prints.
+        if (spec.fixed_length > 0 && l->size() > 1 && l->size() != static_cast<size_t>(spec.fixed_length)) {
+          return fail();
+        }
+        list = std::move(*l);
       } else if (const auto* d = std::get_if<std::vector<double>>(&value); d && d->empty()) {
         list = {};
       } else {
         return fail();
       }
-      // [] is accepted where a default means "same as another parameter" (max_pool2d stride).
-      if (spec.fixed_length > 0 && !list.empty() &&
-          list.size() != static_cast<size_t>(spec.fixed_length)) {
-        if (list.size() == 1) {
-          list.assign(static_cast<size_t>(spec.fixed_length), list[0]);
-        } else {
-          return fail();
-        }
+      // One value stands for all; [] is accepted where a default means "same as another
+      // parameter" (max_pool2d stride).
+      if (spec.fixed_length > 0 && list.size() == 1) {
+        list.assign(static_cast<size_t>(spec.fixed_length), list[0]);
       }
-      return AttrValue{list};
+      return AttrValue{std::move(list)};
     }
     case AttrType::kFloats: {
       std::vector<double> list;
       if (const auto* d = std::get_if<double>(&value)) list = {*d};
       else if (const auto* i = std::get_if<int64_t>(&value)) list = {static_cast<double>(*i)};
-      else if (const auto* l = std::get_if<std::vector<double>>(&value)) list = *l;
+      else if (auto* l = std::get_if<std::vector<double>>(&value)) list = std::move(*l);
       else if (const auto* li = std::get_if<std::vector<int64_t>>(&value)) list.assign(li->begin(), li->end());
       else return fail();
-      return AttrValue{list};
+      return AttrValue{std::move(list)};
     }
   }
   return fail();

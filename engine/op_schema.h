@@ -95,7 +95,6 @@ std::optional<OpSchema> parse_op_signature(const std::string& signature, std::st
 /// Checks `value` against `spec`, converting where torch would (an int where a float is
 /// expected; a scalar where `int[2]` is expected is broadcast). Returns nullopt and sets
 /// `error` ("expected int[2], got str") otherwise.
-std::optional<AttrValue> coerce_attr(const AttrSpec& spec, const AttrValue& value,
-                                     std::string* error);
+std::optional<AttrValue> coerce_attr(const AttrSpec& spec, AttrValue value, std::string* error);
 
 }  // namespace graft

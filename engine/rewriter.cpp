@@ -471,9 +471,8 @@ class Driver {
     for (size_t a = 0; a < op.attrs.size() && a < attrs.size(); ++a) {
       const ReplValue& v = op.attrs[a];
       if (v.kind == ReplValue::Kind::kNone) continue;
-      AttrValue value = attr_value(m, v);
       std::string err;
-      std::optional<AttrValue> coerced = coerce_attr(op.schema->attrs[a], value, &err);
+      std::optional<AttrValue> coerced = coerce_attr(op.schema->attrs[a], attr_value(m, v), &err);
       if (!coerced) return error(op.schema->name + "'s " + op.schema->attrs[a].name + ": " + err);
       attrs[a] = std::move(*coerced);
     }
