@@ -24,6 +24,7 @@
 #include "engine/op_schema.h"
 #include "engine/shape.h"
 #include "engine/support/name_index.h"
+#include "engine/support/shared_string.h"
 #include "engine/support/string_map.h"
 
 namespace graft {
@@ -55,7 +56,7 @@ struct Input {
 /// from (the rule and source line that created it).
 struct NodeMeta {
   std::optional<TensorType> type;
-  std::string provenance;  // "fuse_conv_bn (std/fusion.rules:12)"; empty for original nodes
+  SharedString provenance;  // "fuse_conv_bn (std/fusion.rules:12)"; empty for original nodes
 };
 
 class Node {

@@ -309,7 +309,7 @@ std::string graph_to_dot(const Graph& g, const DotOptions& opts) {
     out += fmt::format("  n{} [label=\"{}\", {}", index.at(n), node_label(*n, opts.show_types),
                        node_style(*n, highlighted));
     if (!n->meta().provenance.empty()) {
-      out += fmt::format(", tooltip=\"{}\"", dot_escape(n->meta().provenance));
+      out += fmt::format(", tooltip=\"{}\"", dot_escape(n->meta().provenance.str()));
     }
     out += "];\n";
   }

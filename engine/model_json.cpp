@@ -742,7 +742,7 @@ class ModelLoader {
     if (n["meta"].is_object() && n["meta"].contains("provenance")) {
       const json& p = n["meta"]["provenance"];
       if (p.is_string()) {
-        node->meta().provenance = p.get<std::string>();
+        node->meta().provenance = SharedString(p.get<std::string>());
       } else {
         error(path + "/meta/provenance", "expected a string, got " + p.dump());
       }

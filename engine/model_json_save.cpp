@@ -43,7 +43,7 @@ ordered_json meta_json(const Node& node) {
     meta["shape"] = std::move(shape);
     meta["dtype"] = dtype_name(type->dtype);
   }
-  if (!node.meta().provenance.empty()) meta["provenance"] = node.meta().provenance;
+  if (!node.meta().provenance.empty()) meta["provenance"] = node.meta().provenance.str();
   return meta;
 }
 

@@ -379,7 +379,7 @@ class Driver {
       if (replaced_by_.size() <= root->id()) replaced_by_.resize(graph_.id_bound(), nullptr);
       replaced_by_[root->id()] = replacements[i];
     }
-    std::string provenance = rule.name + " (" + rule.loc + ")";
+    const SharedString& provenance = provenance_of(m.rule);
     for (Node* n : created) {
       if (n->is_dead()) continue;
       n->meta().provenance = provenance;
@@ -633,6 +633,17 @@ class Driver {
     return const_cast<Node*>(n);
   }
 
+  /// "fuse_conv_bn (fuse.rules:12)", made once per rule and shared by the nodes it creates.
+  const SharedString& provenance_of(uint32_t rule_index) {
+    if (provenance_.empty()) provenance_.resize(rules_.rules.size());
+    SharedString& p = provenance_[rule_index];
+    if (p.empty()) {
+      const Rule& rule = rules_.rules[rule_index];
+      p = SharedString(rule.name + " (" + rule.loc + ")");
+    }
+    return p;
+  }
+
   Folded* folded_of(const Node* n) {
     for (size_t i = 0; i < folded_count_; ++i) {
       if (folded_[i].node.get() == n) return &folded_[i];
@@ -674,6 +685,7 @@ class Driver {
   std::deque<Folded> folded_;  // a deque: Folded* stay valid while it grows
   size_t folded_count_ = 0;    // the current match's entries; later ones are kept for reuse
   std::unique_ptr<Node> fold_call_;  // the detached op being folded, reused
+  std::vector<SharedString> provenance_;  // by rule, see provenance_of
   // Clean names for folded constants (see materialize): the live readers of each constant,
   // counted only once a name collides, and the names wanted by this match's constants.
   bool readers_counted_ = false;

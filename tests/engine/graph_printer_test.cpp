@@ -256,7 +256,7 @@ TEST_CASE("dot output escapes quotes, backslashes and newlines", "[engine][print
   Node* x = g.add_placeholder("in\"put\\x", f32({2}));
   Node* w = g.add_get_attr("layer1.0.conv.weight", "layer1.0.conv.weight");
   Node* a = call(g, "add", {Input::of(x), Input::of(w)});
-  a->meta().provenance = "fuse \"a\" (std/fusion.rules:3)\nsecond line";
+  a->meta().provenance = SharedString("fuse \"a\" (std/fusion.rules:3)\nsecond line");
   g.set_output({Input::of(a)});
   DotOptions opts;
   opts.title = "before \"rewrite\"";
