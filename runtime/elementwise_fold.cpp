@@ -1,11 +1,11 @@
 // The constant folder's fast path (see elementwise_fold.h). It computes what reference.cpp's
-// unary() and binary() compute, element for element: the same double arithmetic, copied from
-// there, so the folded bytes do not depend on which path ran (elementwise_fold_test.cpp checks
-// this byte for byte on random shapes). What it saves is everything around the arithmetic,
-// which for the [8]-element tensors of a batch-norm fold was most of the cost: the op is
-// resolved through its schema's id in a table built once (not by name), operands are read
-// where they lie (no Tensor wrappers, no operand vectors), broadcast strides live on the stack,
-// and the only allocation is the result's buffer.
+// unary() and binary() compute, element for element: both take their formulas from
+// elementwise_formulas.h, so the folded bytes do not depend on which path ran
+// (elementwise_fold_test.cpp checks this byte for byte on random shapes). What it saves is
+// everything around the arithmetic, which for the [8]-element tensors of a batch-norm fold was
+// most of the cost: the op is resolved through its schema's id in a table built once (not by
+// name), operands are read where they lie (no Tensor wrappers, no operand vectors), broadcast
+// strides live on the stack, and the only allocation is the result's buffer.
 #include "runtime/elementwise_fold.h"
 
 #include <algorithm>
@@ -15,6 +15,7 @@
 
 #include "engine/op_registry.h"
 #include "runtime/allocation.h"
+#include "runtime/elementwise_formulas.h"
 
 namespace graft::runtime {
 namespace {
@@ -22,26 +23,16 @@ namespace {
 /// Results with more dims go to the generic path; the fast one keeps strides in arrays this long.
 constexpr size_t kMaxRank = 6;
 
-// clang-format off
-enum class ElementwiseOp : uint8_t {
-  kUnhandled,
-  // binary, as reference.cpp's binary()
-  kAdd, kSub, kMul, kDiv, kPow, kMaximum, kMinimum,
-  // unary, as reference.cpp's unary() and activate()
-  kSqrt, kRsqrt, kExp, kLog, kNeg, kReciprocal, kAbs, kErf, kSoftplus,
-  kRelu, kRelu6, kHardtanh, kLeakyRelu, kElu, kHardswish, kHardsigmoid, kSilu, kSigmoid,
-  kGelu, kTanh, kClamp,
-};
-// clang-format on
-using enum ElementwiseOp;
+using enum ElementOp;
 
-bool is_binary(ElementwiseOp op) { return op >= kAdd && op <= kMinimum; }
-
-/// How an op is folded: which op it is, and the indexes of the (up to two) attributes the
-/// reference reads for it, resolved once instead of by name on every fold.
+/// How an op is folded: its formula (div's and gelu's is refined by a string attribute), and
+/// the indexes of the (up to two) attributes the reference reads for it, resolved once instead
+/// of by name on every fold, with the values it reads for None.
 struct OpEntry {
-  ElementwiseOp op = kUnhandled;
+  bool handled = false;
+  ElementOp op = kAdd;
   int attr[2] = {-1, -1};
+  double none_value[2] = {0, 0};
 };
 
 /// The entries of the registry's ops, indexed by OpId. A node is looked up by its schema's id
@@ -54,23 +45,21 @@ struct OpTable {
 
 const OpTable& op_table() {
   static const OpTable table = [] {
+    // The attributes binary() and unary() read into ElementParams' alpha and beta.
     struct Row {
       const char* op;
-      ElementwiseOp kind;
-      const char* attrs[2];
+      const char* attrs[2] = {};
+      double none_value[2] = {};
     };
     // clang-format off
     const Row rows[] = {
-        {"add", kAdd, {"alpha"}}, {"sub", kSub, {"alpha"}}, {"mul", kMul, {}},
-        {"div", kDiv, {"rounding_mode"}}, {"pow", kPow, {}}, {"maximum", kMaximum, {}},
-        {"minimum", kMinimum, {}}, {"sqrt", kSqrt, {}}, {"rsqrt", kRsqrt, {}}, {"exp", kExp, {}},
-        {"log", kLog, {}}, {"neg", kNeg, {}}, {"reciprocal", kReciprocal, {}}, {"abs", kAbs, {}},
-        {"erf", kErf, {}}, {"softplus", kSoftplus, {"beta", "threshold"}}, {"relu", kRelu, {}},
-        {"relu6", kRelu6, {}}, {"hardtanh", kHardtanh, {"min_val", "max_val"}},
-        {"leaky_relu", kLeakyRelu, {"negative_slope"}}, {"elu", kElu, {"alpha"}},
-        {"hardswish", kHardswish, {}}, {"hardsigmoid", kHardsigmoid, {}}, {"silu", kSilu, {}},
-        {"sigmoid", kSigmoid, {}}, {"gelu", kGelu, {"approximate"}}, {"tanh", kTanh, {}},
-        {"clamp", kClamp, {"min", "max"}},
+        {"add", {"alpha"}, {1}}, {"sub", {"alpha"}, {1}}, {"mul"}, {"div", {"rounding_mode"}},
+        {"pow"}, {"maximum"}, {"minimum"}, {"sqrt"}, {"rsqrt"}, {"exp"}, {"log"}, {"neg"},
+        {"reciprocal"}, {"abs"}, {"erf"}, {"softplus", {"beta", "threshold"}}, {"relu"},
+        {"relu6"}, {"hardtanh", {"min_val", "max_val"}}, {"leaky_relu", {"negative_slope"}},
+        {"elu", {"alpha"}}, {"hardswish"}, {"hardsigmoid"}, {"silu"}, {"sigmoid"},
+        {"gelu", {"approximate"}}, {"tanh"},
+        {"clamp", {"min", "max"}, {-INFINITY, INFINITY}},  // None is no bound
     };
     // clang-format on
     const OpRegistry& registry = OpRegistry::get();
@@ -82,7 +71,8 @@ const OpTable& op_table() {
       // reachable only through an alias has no reference kernel, so no entry either.
       const OpSchema* schema = registry.find(row.op);
       if (schema == nullptr || schema->name != row.op) continue;
-      OpEntry entry{row.kind};
+      OpEntry entry{
+          true, *element_op_named(row.op), {-1, -1}, {row.none_value[0], row.none_value[1]}};
       bool complete = true;
       for (int k = 0; k < 2; ++k) {
         if (row.attrs[k] == nullptr) continue;
@@ -104,125 +94,58 @@ const OpEntry* entry_of(const OpSchema* schema) {
     return nullptr;
   }
   const OpEntry& entry = t.entries[schema->id];
-  return entry.op == kUnhandled ? nullptr : &entry;
+  return entry.handled ? &entry : nullptr;
 }
 
 /// A number attribute as the reference's Call::float_attr reads it (None is `none_value`, an
 /// int converts); nullopt where that fails.
-std::optional<double> number_attr(const Node& node, int index, double none_value) {
-  const AttrValue& v = node.attrs()[static_cast<size_t>(index)];
+std::optional<double> number_attr(const AttrValue& v, double none_value) {
   if (is_none(v)) return none_value;
   if (const auto* d = std::get_if<double>(&v)) return *d;
   if (const auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
   return std::nullopt;
 }
 
-// ** unary **
+// ** the formula **
 
-/// The attribute values unary() reads, in the slots it puts them: activate()'s alpha and beta
-/// (hardtanh's and clamp's bounds, leaky_relu's slope, elu's alpha), softplus's beta and
-/// threshold, and gelu's choice of the tanh approximation.
-struct UnaryParams {
-  double alpha = 0, beta = 0;
-  bool gelu_tanh = false;
+/// A node's formula with the attribute values it reads.
+struct Formula {
+  ElementOp op;
+  ElementParams params;
 };
 
-std::optional<UnaryParams> unary_params(const Node& node, const OpEntry& entry) {
-  UnaryParams p;
-  std::optional<double> a = 0, b = 0;
-  switch (entry.op) {
-    case kHardtanh:
-    case kSoftplus:
-      a = number_attr(node, entry.attr[0], 0);
-      b = number_attr(node, entry.attr[1], 0);
-      break;
-    case kClamp:  // None is no bound
-      a = number_attr(node, entry.attr[0], -INFINITY);
-      b = number_attr(node, entry.attr[1], INFINITY);
-      break;
-    case kLeakyRelu:
-    case kElu:
-      a = number_attr(node, entry.attr[0], 0);
-      break;
-    case kGelu: {
+/// Node `node`'s formula and parameters, read as reference.cpp's unary() and binary() read
+/// them; nullopt where the reference would reject an attribute or the case is left to it.
+std::optional<Formula> formula_of(const Node& node, const OpEntry& entry) {
+  if (entry.attr[0] < 0) return Formula{entry.op, {}};  // most ops: no attributes
+  const AttrValue& attr = node.attrs()[static_cast<size_t>(entry.attr[0])];
+  if (entry.op == kGelu || entry.op == kDiv) {
+    const auto* mode = std::get_if<std::string>(&attr);
+    if (entry.op == kGelu) {
       // The reference computes exact gelu for any string but 'tanh'; strings torch rejects
       // are left to it.
-      const auto* mode =
-          std::get_if<std::string>(&node.attrs()[static_cast<size_t>(entry.attr[0])]);
       if (mode == nullptr || (*mode != "none" && *mode != "tanh")) return std::nullopt;
-      p.gelu_tanh = *mode == "tanh";
-      break;
+      return Formula{*mode == "tanh" ? kGeluTanh : kGelu, {}};
     }
-    default:
-      break;
+    // None (or any non-string) is true division; a string other than these three is an
+    // error the reference reports.
+    if (mode == nullptr || *mode == "none") return Formula{kDiv, {}};
+    if (*mode == "trunc") return Formula{kDivTrunc, {}};
+    if (*mode == "floor") return Formula{kDivFloor, {}};
+    return std::nullopt;
   }
-  if (!a || !b) return std::nullopt;
-  p.alpha = *a;
-  p.beta = *b;
-  return p;
+  std::optional<double> alpha = number_attr(attr, entry.none_value[0]), beta = 0.0;
+  if (entry.attr[1] >= 0) {
+    beta = number_attr(node.attrs()[static_cast<size_t>(entry.attr[1])], entry.none_value[1]);
+  }
+  if (!alpha || !beta) return std::nullopt;
+  return Formula{entry.op, {*alpha, *beta}};
 }
 
+/// out[i] = fn(in[i]) for i < n: double arithmetic, rounded to float once.
 template <typename Fn>
 void map_unary(const float* in, float* out, int64_t n, Fn fn) {
   for (int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(fn(static_cast<double>(in[i])));
-}
-
-/// Each expression is reference.cpp's (unary(), softplus(), activate()) verbatim: double
-/// arithmetic, rounded to float once (by map_unary).
-void fold_unary(ElementwiseOp op, const UnaryParams& p, const float* in, float* out, int64_t n) {
-  const double alpha = p.alpha, beta = p.beta;
-  auto run = [&](auto fn) { map_unary(in, out, n, fn); };
-  switch (op) {
-    case kSqrt:
-      return run([](double v) { return std::sqrt(v); });
-    case kRsqrt:
-      return run([](double v) { return 1 / std::sqrt(v); });
-    case kExp:
-      return run([](double v) { return std::exp(v); });
-    case kLog:
-      return run([](double v) { return std::log(v); });
-    case kNeg:
-      return run([](double v) { return -v; });
-    case kReciprocal:
-      return run([](double v) { return 1 / v; });
-    case kAbs:
-      return run([](double v) { return std::fabs(v); });
-    case kErf:
-      return run([](double v) { return std::erf(v); });
-    case kSoftplus:  // alpha is softplus's beta, beta its threshold
-      return run(
-          [=](double v) { return v * alpha > beta ? v : std::log1p(std::exp(v * alpha)) / alpha; });
-    case kRelu:
-      return run([](double v) { return v > 0 ? v : 0; });
-    case kRelu6:
-      return run([](double v) { return std::min(std::max(v, 0.0), 6.0); });
-    case kHardtanh:
-    case kClamp:
-      return run([=](double v) { return std::min(std::max(v, alpha), beta); });
-    case kLeakyRelu:
-      return run([=](double v) { return v > 0 ? v : v * alpha; });
-    case kElu:
-      return run([=](double v) { return v > 0 ? v : alpha * (std::exp(v) - 1); });
-    case kHardswish:
-      return run([](double v) { return v * std::min(std::max(v + 3, 0.0), 6.0) / 6; });
-    case kHardsigmoid:
-      return run([](double v) { return std::min(std::max(v + 3, 0.0), 6.0) / 6; });
-    case kSilu:
-      return run([](double v) { return v / (1 + std::exp(-v)); });
-    case kSigmoid:
-      return run([](double v) { return 1 / (1 + std::exp(-v)); });
-    case kTanh:
-      return run([](double v) { return std::tanh(v); });
-    case kGelu:
-      if (p.gelu_tanh) {
-        const double c = std::sqrt(2.0 / M_PI);
-        return run(
-            [c](double v) { return 0.5 * v * (1 + std::tanh(c * (v + 0.044715 * v * v * v))); });
-      }
-      return run([](double v) { return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))); });
-    default:
-      return;  // binary ops never get here
-  }
 }
 
 // ** binary **
@@ -341,70 +264,6 @@ void map_binary(const Operand& a, const Operand& b, const Shape& out_shape, int6
   }
 }
 
-enum class Rounding : uint8_t { kNone, kTrunc, kFloor };
-
-/// add's and sub's alpha, div's rounding_mode, read as binary() reads them.
-struct BinaryParams {
-  double alpha = 1;
-  Rounding rounding = Rounding::kNone;
-};
-
-std::optional<BinaryParams> binary_params(const Node& node, const OpEntry& entry) {
-  BinaryParams p;
-  if (entry.op == kAdd || entry.op == kSub) {
-    std::optional<double> alpha = number_attr(node, entry.attr[0], 1);
-    if (!alpha) return std::nullopt;
-    p.alpha = *alpha;
-  } else if (entry.op == kDiv) {
-    // None (or any non-string) is true division; a string other than these three is an
-    // error the reference reports.
-    const AttrValue& mode = node.attrs()[static_cast<size_t>(entry.attr[0])];
-    if (const auto* m = std::get_if<std::string>(&mode)) {
-      if (*m == "trunc")
-        p.rounding = Rounding::kTrunc;
-      else if (*m == "floor")
-        p.rounding = Rounding::kFloor;
-      else if (*m != "none")
-        return std::nullopt;
-    }
-  }
-  return p;
-}
-
-/// Each expression is binary()'s verbatim.
-void fold_binary(ElementwiseOp op, const BinaryParams& p, const Operand& a, const Operand& b,
-                 const Shape& out_shape, int64_t total, float* out) {
-  const double alpha = p.alpha;
-  auto run = [&](auto fn) { map_binary(a, b, out_shape, total, out, fn); };
-  switch (op) {
-    case kAdd:
-      return run([alpha](double x, double y) { return x + alpha * y; });
-    case kSub:
-      return run([alpha](double x, double y) { return x - alpha * y; });
-    case kMul:
-      return run([](double x, double y) { return x * y; });
-    case kDiv:
-      if (p.rounding == Rounding::kFloor) {
-        return run([](double x, double y) { return std::floor(x / y); });
-      }
-      if (p.rounding == Rounding::kTrunc) {
-        return run([](double x, double y) { return std::trunc(x / y); });
-      }
-      return run([](double x, double y) { return x / y; });
-    case kPow:
-      return run([](double x, double y) { return std::pow(x, y); });
-    // torch.maximum/minimum propagate NaN from either side (std::fmax would drop it).
-    case kMaximum:
-      return run(
-          [](double x, double y) { return std::isnan(x) || std::isnan(y) ? NAN : std::max(x, y); });
-    case kMinimum:
-      return run(
-          [](double x, double y) { return std::isnan(x) || std::isnan(y) ? NAN : std::min(x, y); });
-    default:
-      return;  // unary ops never get here
-  }
-}
-
 // ** operands and the result **
 
 /// Input `input` read in place (`t` is its constant; `scalar` holds a literal's float, which
@@ -449,17 +308,10 @@ std::optional<ConstantTensor> fold_elementwise(const Node& node,
     if (!x) return std::nullopt;
     in[i] = *x;
   }
-  std::optional<UnaryParams> unary;
-  std::optional<BinaryParams> params;
-  if (binary) {
-    params = binary_params(node, *entry);
-    if (!params) return std::nullopt;
-  } else {
-    // unary() reads a tensor of the result's size, element for element.
-    if (in[0].shape == nullptr || in[0].numel != *total) return std::nullopt;
-    unary = unary_params(node, *entry);
-    if (!unary) return std::nullopt;
-  }
+  // unary() reads a tensor of the result's size, element for element.
+  if (!binary && (in[0].shape == nullptr || in[0].numel != *total)) return std::nullopt;
+  std::optional<Formula> f = formula_of(node, *entry);
+  if (!f) return std::nullopt;
   // As Tensor::zeros allocates, with the same limits and message, minus the zero fill that
   // every element is about to overwrite.
   const size_t nbytes = static_cast<size_t>(*total) * sizeof(float);
@@ -467,10 +319,12 @@ std::optional<ConstantTensor> fold_elementwise(const Node& node,
       nbytes, 64, false, [&] { return "a tensor of " + type_to_string(*node.type()); });
   auto* out = static_cast<float*>(buffer.get());
   if (*total > 0) {
-    if (binary)
-      fold_binary(entry->op, *params, in[0], in[1], out_shape, *total, out);
-    else
-      fold_unary(entry->op, *unary, in[0].data, out, *total);
+    if (binary) {
+      with_binary(f->op, f->params,
+                  [&](auto fn) { map_binary(in[0], in[1], out_shape, *total, out, fn); });
+    } else {
+      with_unary(f->op, f->params, [&](auto fn) { map_unary(in[0].data, out, *total, fn); });
+    }
   }
   ConstantTensor result;
   result.dtype = DType::kFloat32;

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "runtime/concretize.h"
+#include "runtime/elementwise_formulas.h"
 #include "runtime/reference_internal.h"
 
 namespace graft::runtime {
@@ -76,34 +77,15 @@ std::vector<int64_t> strides_of(const Shape& shape) {
 }
 
 std::optional<float> activate(const std::string& name, double alpha, double beta, float x) {
-  double v = x;
   if (name == "none") return x;
-  if (name == "relu") return static_cast<float>(v > 0 ? v : 0);
-  if (name == "leaky_relu") return static_cast<float>(v > 0 ? v : v * alpha);
-  if (name == "relu6") return static_cast<float>(std::min(std::max(v, 0.0), 6.0));
-  if (name == "hardtanh" || name == "clamp") {
-    return static_cast<float>(std::min(std::max(v, alpha), beta));
-  }
-  if (name == "elu") return static_cast<float>(v > 0 ? v : alpha * (std::exp(v) - 1));
-  if (name == "hardswish") return static_cast<float>(v * std::min(std::max(v + 3, 0.0), 6.0) / 6);
-  if (name == "hardsigmoid") return static_cast<float>(std::min(std::max(v + 3, 0.0), 6.0) / 6);
-  if (name == "silu") return static_cast<float>(v / (1 + std::exp(-v)));
-  if (name == "sigmoid") return static_cast<float>(1 / (1 + std::exp(-v)));
-  if (name == "tanh") return static_cast<float>(std::tanh(v));
-  if (name == "gelu") return static_cast<float>(0.5 * v * (1 + std::erf(v / std::sqrt(2.0))));
-  if (name == "gelu_tanh") {
-    const double c = std::sqrt(2.0 / M_PI);
-    return static_cast<float>(0.5 * v * (1 + std::tanh(c * (v + 0.044715 * v * v * v))));
-  }
-  return std::nullopt;
+  std::optional<ElementOp> op = element_op_named(name);
+  if (!op || !is_activation(*op)) return std::nullopt;
+  float r = 0;
+  with_unary(*op, {alpha, beta}, [&](auto fn) { r = static_cast<float>(fn(x)); });
+  return r;
 }
 
 namespace {
-
-/// torch's softplus: the input itself where beta * x > threshold, else log1p(exp(beta x)) / beta.
-double softplus(double x, double beta, double threshold) {
-  return x * beta > threshold ? x : std::log1p(std::exp(x * beta)) / beta;
-}
 
 bool unary(const Call& call, Tensor& out) {
   const Tensor* x = call.tensor(0);
@@ -142,24 +124,16 @@ bool unary(const Call& call, Tensor& out) {
     alpha = *b;          // softplus's beta
     beta = *threshold;   // and threshold
   }
+  std::optional<ElementOp> formula = element_op_named(act);
+  if (!formula || is_binary(*formula)) return call.fail("no reference for '" + op + "'");
   const float* in = x->f32();
   float* o = out.f32();
-  for (int64_t i = 0; i < out.numel(); ++i) {
-    double v = in[i];
-    std::optional<float> r;
-    if (op == "sqrt") r = static_cast<float>(std::sqrt(v));
-    else if (op == "rsqrt") r = static_cast<float>(1 / std::sqrt(v));
-    else if (op == "exp") r = static_cast<float>(std::exp(v));
-    else if (op == "log") r = static_cast<float>(std::log(v));
-    else if (op == "neg") r = static_cast<float>(-v);
-    else if (op == "reciprocal") r = static_cast<float>(1 / v);
-    else if (op == "abs") r = static_cast<float>(std::fabs(v));
-    else if (op == "erf") r = static_cast<float>(std::erf(v));
-    else if (op == "softplus") r = static_cast<float>(softplus(v, alpha, beta));
-    else r = activate(act, alpha, beta, in[i]);
-    if (!r) return call.fail("no reference for '" + op + "'");
-    o[i] = *r;
-  }
+  // One instantiation of the loop per op: the formula inlines.
+  with_unary(*formula, {alpha, beta}, [&](auto fn) {
+    for (int64_t i = 0; i < out.numel(); ++i) {
+      o[i] = static_cast<float>(fn(static_cast<double>(in[i])));
+    }
+  });
   return true;
 }
 
@@ -247,28 +221,17 @@ bool binary(const Call& call, Tensor& out) {
   float* o = out.f32();
   std::vector<int64_t> sa = broadcast_strides(call.operands[0], out.shape());
   std::vector<int64_t> sb = broadcast_strides(call.operands[1], out.shape());
-  // One instantiation of the loop per op: the element function inlines.
-  auto run = [&](auto fn) {
+  std::optional<ElementOp> formula = element_op_named(op);
+  if (!formula || !is_binary(*formula)) return call.fail("no reference for '" + op + "'");
+  if (rounding == "floor") formula = ElementOp::kDivFloor;
+  if (rounding == "trunc") formula = ElementOp::kDivTrunc;
+  // One instantiation of the loop per op: the formula inlines.
+  with_binary(*formula, {alpha}, [&](auto fn) {
     for_each_broadcast(out.shape(), sa, sb, [&](int64_t i, int64_t ia, int64_t ib) {
       o[i] = static_cast<float>(fn(static_cast<double>(a[ia]), static_cast<double>(b[ib])));
     });
-    return true;
-  };
-  if (op == "add") return run([alpha](double x, double y) { return x + alpha * y; });
-  if (op == "sub") return run([alpha](double x, double y) { return x - alpha * y; });
-  if (op == "mul") return run([](double x, double y) { return x * y; });
-  if (op == "div" && rounding == "floor") return run([](double x, double y) { return std::floor(x / y); });
-  if (op == "div" && rounding == "trunc") return run([](double x, double y) { return std::trunc(x / y); });
-  if (op == "div") return run([](double x, double y) { return x / y; });
-  if (op == "pow") return run([](double x, double y) { return std::pow(x, y); });
-  // torch.maximum/minimum propagate NaN from either side (std::fmax would drop it).
-  if (op == "maximum") {
-    return run([](double x, double y) { return std::isnan(x) || std::isnan(y) ? NAN : std::max(x, y); });
-  }
-  if (op == "minimum") {
-    return run([](double x, double y) { return std::isnan(x) || std::isnan(y) ? NAN : std::min(x, y); });
-  }
-  return call.fail("no reference for '" + op + "'");
+  });
+  return true;
 }
 
 /// flatten, reshape, squeeze, unsqueeze, dropout, contiguous, clone: the bytes are unchanged.
