@@ -22,15 +22,47 @@ ConstantTensor ConstantTensor::from_floats(Shape shape, const std::vector<float>
   return owned(DType::kFloat32, std::move(shape), std::move(bytes));
 }
 
+ConstantStore& ConstantStore::operator=(const ConstantStore& other) {
+  if (this == &other) return *this;
+  entries_.clear();
+  free_.clear();
+  index_ = NameIndex<Entry>();
+  for (const Entry& e : other.all()) set(e.key, e.tensor);
+  return *this;
+}
+
 const ConstantTensor* ConstantStore::find(std::string_view name) const {
-  auto it = tensors_.find(name);
-  return it == tensors_.end() ? nullptr : &it->second;
+  const Entry* e = index_.find(name);
+  return e == nullptr ? nullptr : &e->tensor;
+}
+
+void ConstantStore::set(const std::string& name, ConstantTensor tensor) {
+  if (Entry* e = index_.find(name)) {
+    e->tensor = std::move(tensor);
+    return;
+  }
+  Entry* e = nullptr;
+  if (!free_.empty()) {
+    e = &entries_[free_.back()];
+    free_.pop_back();
+  } else {
+    e = &entries_.emplace_back();
+    e->slot = entries_.size() - 1;
+  }
+  e->key = name;
+  e->tensor = std::move(tensor);
+  e->live = true;
+  index_.insert_or_assign(e);
 }
 
 bool ConstantStore::erase(std::string_view name) {
-  auto it = tensors_.find(name);
-  if (it == tensors_.end()) return false;
-  tensors_.erase(it);
+  Entry* e = index_.find(name);
+  if (e == nullptr) return false;
+  index_.erase(name);
+  e->live = false;
+  free_.push_back(e->slot);
+  e->key.clear();
+  e->tensor = ConstantTensor{};  // drops the bytes now
   return true;
 }
 

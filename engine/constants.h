@@ -4,13 +4,14 @@
 #pragma once
 
 #include <cstddef>
+#include <deque>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "engine/shape.h"
-#include "engine/support/string_map.h"
+#include "engine/support/name_index.h"
 
 namespace graft {
 
@@ -31,20 +32,69 @@ struct ConstantTensor {
 
 /// Name -> tensor. Unordered (rewrites add a constant per fold, and lookups by long, similar
 /// names are hot); whoever needs an order sorts — the saver writes tensors sorted by name.
+/// Entries live in a deque (stable addresses, allocated in chunks, erased slots reused) indexed
+/// by a NameIndex: a rewrite of a million-node graph looks up and adds constants ~10^6 times,
+/// and a node-based hash map made those cache misses and mallocs a third of its time.
 class ConstantStore {
  public:
-  using Map = StringMap<ConstantTensor>;
+  /// One named tensor.
+  struct Entry {
+    std::string key;
+    ConstantTensor tensor;
+    size_t slot = 0;    // its place in entries_
+    bool live = false;  // false once erased (the slot waits for reuse)
+    const std::string& name() const { return key; }
+  };
+
+  /// The live entries, in no particular order.
+  class Range {
+   public:
+    class iterator {
+     public:
+      iterator(const ConstantStore* store, size_t i) : store_(store), i_(i) { skip_erased(); }
+      const Entry& operator*() const { return store_->entries_[i_]; }
+      iterator& operator++() {
+        ++i_;
+        skip_erased();
+        return *this;
+      }
+      bool operator==(const iterator& o) const { return i_ == o.i_; }
+
+     private:
+      void skip_erased() {
+        while (i_ < store_->entries_.size() && !store_->entries_[i_].live) ++i_;
+      }
+      const ConstantStore* store_;
+      size_t i_;
+    };
+    explicit Range(const ConstantStore* store) : store_(store) {}
+    iterator begin() const { return iterator(store_, 0); }
+    iterator end() const { return iterator(store_, store_->entries_.size()); }
+
+   private:
+    const ConstantStore* store_;
+  };
+
+  ConstantStore() = default;
+  ConstantStore(const ConstantStore& other) { *this = other; }
+  ConstantStore& operator=(const ConstantStore& other);
+  // A deque's move keeps its elements where they are, so the index stays valid.
+  ConstantStore(ConstantStore&&) = default;
+  ConstantStore& operator=(ConstantStore&&) = default;
 
   const ConstantTensor* find(std::string_view name) const;
-  void set(const std::string& name, ConstantTensor tensor) { tensors_[name] = std::move(tensor); }
+  void set(const std::string& name, ConstantTensor tensor);
   bool erase(std::string_view name);
-  bool contains(std::string_view name) const { return tensors_.contains(name); }
-  const Map& all() const { return tensors_; }
+  bool contains(std::string_view name) const { return index_.find(name) != nullptr; }
+  Range all() const { return Range(this); }
+  size_t size() const { return index_.size(); }
   /// `base` if unused, otherwise `base_1`, `base_2`, …
   std::string unique_name(const std::string& base) const;
 
  private:
-  Map tensors_;
+  std::deque<Entry> entries_;
+  std::vector<size_t> free_;  // erased entries' slots, reused first
+  NameIndex<Entry> index_;    // the live entries by name
 };
 
 }  // namespace graft

@@ -472,7 +472,7 @@ class ModelLoader {
     if (tensor == nullptr) {
       if (weights_failed_) return nullptr;  // already reported with the weights file
       std::vector<std::string> names;
-      for (const auto& [k, v] : graph_->constants().all()) names.push_back(k);
+      for (const auto& entry : graph_->constants().all()) names.push_back(entry.key);
       std::sort(names.begin(), names.end());  // the store is unordered; ties stay stable
       error(path + "/target", "no tensor named '" + target + "' in the weights" +
                                   did_you_mean(target, names));

@@ -471,8 +471,8 @@ std::unique_ptr<Executable> Compiler::run(const Graph& source) {
   // Weights the kernels reordered into their own memory are not needed any more: drop this
   // clone's references so their bytes are freed with the caller's graph (peak RSS).
   std::vector<std::string> unused;
-  for (const auto& [name, tensor] : impl->graph->constants().all()) {
-    if (!runtime_constants_.count(name)) unused.push_back(name);
+  for (const auto& entry : impl->graph->constants().all()) {
+    if (!runtime_constants_.count(entry.key)) unused.push_back(entry.key);
   }
   for (const std::string& name : unused) impl->graph->constants().erase(name);
   impl->stream = dnnl::stream(cpu_engine());

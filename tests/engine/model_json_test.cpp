@@ -99,8 +99,9 @@ TEST_CASE("save then load then save gives the same bytes", "[engine][model_json]
   CHECK(read_file(dir + "/a." + hash + ".safetensors") ==
         read_file(dir + "/b." + hash + ".safetensors"));
   // Weights are carried byte for byte.
-  for (const auto& [name, t] : model->graph->constants().all()) {
-    const ConstantTensor* u = again->graph->constants().find(name);
+  for (const auto& entry : model->graph->constants().all()) {
+    const ConstantTensor& t = entry.tensor;
+    const ConstantTensor* u = again->graph->constants().find(entry.key);
     REQUIRE(u != nullptr);
     CHECK(u->type() == t.type());
     CHECK(std::memcmp(u->data, t.data, t.nbytes) == 0);

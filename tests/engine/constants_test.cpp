@@ -1,0 +1,64 @@
+#include "engine/constants.h"
+
+#include <catch2/catch.hpp>
+#include <map>
+#include <random>
+#include <string>
+
+using namespace graft;
+
+namespace {
+
+ConstantTensor tensor_of(float v) { return ConstantTensor::from_floats({1}, {v}); }
+
+std::map<std::string, float> contents(const ConstantStore& store) {
+  std::map<std::string, float> out;
+  for (const auto& entry : store.all()) out[entry.key] = entry.tensor.f32()[0];
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a constant store sets, replaces, erases and reuses slots", "[engine][constants]") {
+  ConstantStore store;
+  store.set("a.weight", tensor_of(1));
+  store.set("b.weight", tensor_of(2));
+  store.set("a.weight", tensor_of(3));  // replaces
+  REQUIRE(store.find("a.weight") != nullptr);
+  CHECK(store.find("a.weight")->f32()[0] == 3);
+  CHECK(store.size() == 2);
+  CHECK(store.erase("a.weight"));
+  CHECK_FALSE(store.erase("a.weight"));
+  CHECK(store.find("a.weight") == nullptr);
+  store.set("c.weight", tensor_of(4));  // takes the erased slot
+  CHECK(contents(store) == std::map<std::string, float>{{"b.weight", 2}, {"c.weight", 4}});
+  CHECK(store.unique_name("c.weight") == "c.weight_1");
+  CHECK(store.unique_name("d") == "d");
+}
+
+TEST_CASE("a copied constant store is independent of the original", "[engine][constants]") {
+  ConstantStore store;
+  std::mt19937 rng(3);
+  std::map<std::string, float> reference;
+  for (int i = 0; i < 2000; ++i) {
+    std::string name = "t" + std::to_string(rng() % 500);
+    if (rng() % 3 == 0) {
+      CHECK(store.erase(name) == (reference.erase(name) > 0));
+    } else {
+      store.set(name, tensor_of(static_cast<float>(i)));
+      reference[name] = static_cast<float>(i);
+    }
+  }
+  REQUIRE(contents(store) == reference);
+  ConstantStore copy = store;
+  store.erase(reference.begin()->first);
+  store.set("only.in.original", tensor_of(-1));
+  CHECK(contents(copy) == reference);
+  for (const auto& [name, value] : reference) {
+    REQUIRE(copy.find(name) != nullptr);
+    CHECK(copy.find(name)->f32()[0] == value);
+  }
+  ConstantStore moved = std::move(copy);  // the index survives a move
+  CHECK(contents(moved) == reference);
+  CHECK(moved.find(reference.rbegin()->first) != nullptr);
+}
