@@ -47,12 +47,15 @@ class Binder {
 
   std::optional<Binding> run(Node* anchor, std::string* why) {
     why_ = why;
-    Binding b;
+    // Most candidates fail: their binding's vectors are reused rather than allocated per
+    // candidate. A success moves them out into the result.
+    thread_local Binding b;
     b.nodes.assign(rule_.nodes.size(), nullptr);
     b.vars.assign(rule_.var_names.size(), Input::none());
     b.var_bound.assign(rule_.var_names.size(), 0);
     b.attr_vars.assign(rule_.attr_var_names.size(), AttrValue{});
     b.attr_bound.assign(rule_.attr_var_names.size(), 0);
+    b.symbols.clear();
     std::optional<Binding> result;
     solve(b, {{rule_.roots[0], anchor}}, &result);
     return result;
@@ -111,8 +114,9 @@ class Binder {
       fail([&] { return std::string("the pattern is not connected to the anchor"); });
       return false;
     }
-    std::string reason;
-    if (!conditions_hold(rule_, b.nodes, b.vars, b.attr_vars, &reason, &b.symbols)) {
+    std::string reason;  // only when explaining: building it costs more than the check
+    if (!conditions_hold(rule_, b.nodes, b.vars, b.attr_vars, why_ != nullptr ? &reason : nullptr,
+                         &b.symbols)) {
       fail([&] { return reason; });
       return false;
     }

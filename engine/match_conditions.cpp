@@ -55,10 +55,12 @@ std::string datum_text(const Datum& d) {
 
 class Evaluator {
  public:
+  /// `explain`: build the messages saying why a condition fails. Matching calls this for
+  /// every candidate and almost all fail, so without it no message is built.
   Evaluator(const Rule& rule, const std::vector<Node*>& nodes, const std::vector<Input>& vars,
-            const std::vector<AttrValue>& attr_vars)
+            const std::vector<AttrValue>& attr_vars, bool explain)
       : rule_(rule), nodes_(nodes), vars_(vars), attr_vars_(attr_vars),
-        symbols_(rule.symbol_count) {}
+        symbols_(rule.symbol_count), explain_(explain) {}
 
   /// The dim symbol `s` is bound to, if a condition bound it.
   std::optional<Dim> symbol(uint32_t s) const { return symbols_[s]; }
@@ -68,6 +70,7 @@ class Evaluator {
     std::string detail;
     bool holds = evaluate(c, &detail);
     if (holds != c.negated) return std::nullopt;
+    if (!explain_) return std::string();
     std::string text = "where " + c.text + (c.loc.empty() ? "" : " (" + c.loc + ")");
     return text + (detail.empty() ? " does not hold" : ": " + detail);
   }
@@ -86,7 +89,7 @@ class Evaluator {
           Input scratch;
           const Input& v = value_of(ref, &scratch);
           if (v.is_node() && !v.node->is(NodeKind::kGetAttr)) {
-            *detail = "'" + v.node->name() + "' is not a constant";
+            if (explain_) *detail = "'" + v.node->name() + "' is not a constant";
             return false;
           }
         }
@@ -98,7 +101,7 @@ class Evaluator {
         for (const Node* u : v.node->users()) {
           if (u->is(NodeKind::kOutput)) return true;
         }
-        *detail = "'" + v.node->name() + "' is not a graph output";
+        if (explain_) *detail = "'" + v.node->name() + "' is not a graph output";
         return false;
       }
       case Condition::Kind::kCompare: {
@@ -107,7 +110,7 @@ class Evaluator {
         if (!lhs || !rhs) return false;
         bool result = compare(*lhs, c.op, *rhs);
         if (!result || c.negated) {
-          *detail = datum_text(*lhs) + " vs " + datum_text(*rhs);
+          if (explain_) *detail = datum_text(*lhs) + " vs " + datum_text(*rhs);
         }
         return result;
       }
@@ -121,7 +124,7 @@ class Evaluator {
       Input scratch;
       const Input& v = value_of(ref, &scratch);
       if (!v.is_node() || !v.node->type()) {
-        *detail = v.is_node() ? "'" + v.node->name() + "' has no known type" : "the value is none";
+        if (explain_) *detail = v.is_node() ? "'" + v.node->name() + "' has no known type" : "the value is none";
         return nullptr;
       }
       return &*v.node->type();
@@ -180,7 +183,7 @@ class Evaluator {
         if (type == nullptr) return std::nullopt;
         int64_t i = t.dim < 0 ? t.dim + type->rank() : t.dim;
         if (i < 0 || i >= type->rank()) {
-          *detail = "dim " + std::to_string(t.dim) + " is out of range for " + type_to_string(*type);
+          if (explain_) *detail = "dim " + std::to_string(t.dim) + " is out of range for " + type_to_string(*type);
           return std::nullopt;
         }
         d.kind = Datum::Kind::kDim;
@@ -357,6 +360,7 @@ class Evaluator {
   const std::vector<Input>& vars_;
   const std::vector<AttrValue>& attr_vars_;
   std::vector<std::optional<Dim>> symbols_;
+  bool explain_;
 };
 
 }  // namespace
@@ -364,7 +368,7 @@ class Evaluator {
 bool conditions_hold(const Rule& rule, const std::vector<Node*>& nodes,
                      const std::vector<Input>& vars, const std::vector<AttrValue>& attr_vars,
                      std::string* reason, std::vector<Dim>* symbols) {
-  Evaluator eval(rule, nodes, vars, attr_vars);
+  Evaluator eval(rule, nodes, vars, attr_vars, reason != nullptr);
   for (const Condition& c : rule.conditions) {
     if (std::optional<std::string> why = eval.check(c)) {
       if (reason != nullptr) *reason = *why;

@@ -270,17 +270,18 @@ class Driver {
   std::vector<const Node*> needed_values(const Match& m) const {
     const Rule& rule = rules_.rules[m.rule];
     std::vector<const Node*> out;
-    std::function<void(const ReplValue&)> visit = [&](const ReplValue& v) {
-      if (v.kind == ReplValue::Kind::kValue) {
-        if (const Node* n = binding_node(m, v.value)) out.push_back(n);
-      }
-      for (const ReplValue& item : v.items) visit(item);
-    };
     for (const ReplOp& op : rule.replacement) {
-      for (const ReplValue& v : op.operands) visit(v);
+      for (const ReplValue& v : op.operands) add_needed(m, v, &out);
     }
-    for (const ReplValue& v : rule.results) visit(v);
+    for (const ReplValue& v : rule.results) add_needed(m, v, &out);
     return out;
+  }
+
+  static void add_needed(const Match& m, const ReplValue& v, std::vector<const Node*>* out) {
+    if (v.kind == ReplValue::Kind::kValue) {
+      if (const Node* n = binding_node(m, v.value)) out->push_back(n);
+    }
+    for (const ReplValue& item : v.items) add_needed(m, item, out);
   }
 
   static Node* binding_node(const Match& m, const ValueRef& ref) {
@@ -466,6 +467,7 @@ class Driver {
       return std::nullopt;
     };
     std::vector<Input> inputs;
+    inputs.reserve(op.operands.size());
     for (const ReplValue& v : op.operands) inputs.push_back(resolve(m, v, results));
     std::vector<AttrValue> attrs = Graph::default_attrs(*op.schema);
     for (size_t a = 0; a < op.attrs.size() && a < attrs.size(); ++a) {
