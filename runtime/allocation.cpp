@@ -1,5 +1,6 @@
 #include "runtime/allocation.h"
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -55,6 +56,18 @@ void* allocate_raw(size_t bytes, size_t alignment, bool zero_fill, std::string* 
   if (zero_fill) std::memset(p, 0, rounded);
   return p;
 }
+
+}  // namespace detail
+
+std::shared_ptr<void> BufferArena::new_chunk(std::string* why) {
+  void* p = detail::allocate_raw(kChunkBytes, kChunkBytes, false, why);
+  if (p == nullptr) return nullptr;
+  // Advice only: without transparent huge pages the chunk is ordinary memory.
+  ::madvise(p, kChunkBytes, MADV_HUGEPAGE);
+  return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+}
+
+namespace detail {
 
 void throw_allocation_error(size_t bytes, const std::string& what, const std::string& why) {
   throw AllocationError("cannot allocate " + format_bytes(static_cast<double>(bytes)) + " for " +

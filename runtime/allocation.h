@@ -45,6 +45,40 @@ std::shared_ptr<void> allocate_buffer(size_t bytes, size_t alignment, bool zero_
   return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
 }
 
+/// Many small buffers carved out of 2 MiB chunks that ask the kernel for transparent huge
+/// pages. For the constant folder: rewriting a large graph creates one small weight per fold,
+/// and with a malloc each, the first-touch page faults of that fresh memory took ~40% of a
+/// million-node rewrite (docs/benchmarks.md). A buffer's owner shares its chunk's reference
+/// count (no allocation per buffer), so a chunk is freed once all its buffers are: the arena
+/// suits buffers that mostly live about as long as each other. Not thread-safe.
+class BufferArena {
+ public:
+  /// Like allocate_buffer(bytes, 64, false, describe); requests above a quarter of a chunk
+  /// get a buffer of their own.
+  template <typename Describe>
+  std::shared_ptr<void> allocate(size_t bytes, const Describe& describe) {
+    size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+    if (rounded > kChunkBytes / 4) return allocate_buffer(bytes, kAlignment, false, describe);
+    if (chunk_ == nullptr || used_ + rounded > kChunkBytes) {
+      std::string why;
+      chunk_ = new_chunk(&why);
+      if (chunk_ == nullptr) detail::throw_allocation_error(bytes, describe(), why);
+      used_ = 0;
+    }
+    void* p = static_cast<std::byte*>(chunk_.get()) + used_;
+    used_ += rounded == 0 ? kAlignment : rounded;
+    return std::shared_ptr<void>(chunk_, p);  // shares the chunk's count
+  }
+
+ private:
+  static constexpr size_t kChunkBytes = size_t{2} << 20;  // one x86-64 huge page
+  static constexpr size_t kAlignment = 64;
+  static std::shared_ptr<void> new_chunk(std::string* why);
+
+  std::shared_ptr<void> chunk_;
+  size_t used_ = 0;
+};
+
 /// "1.5 GiB", "512 B": sizes in messages.
 std::string format_bytes(double bytes);
 

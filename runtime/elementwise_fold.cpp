@@ -315,8 +315,11 @@ std::optional<ConstantTensor> fold_elementwise(const Node& node,
   // As Tensor::zeros allocates, with the same limits and message, minus the zero fill that
   // every element is about to overwrite.
   const size_t nbytes = static_cast<size_t>(*total) * sizeof(float);
-  std::shared_ptr<void> buffer = allocate_buffer(
-      nbytes, 64, false, [&] { return "a tensor of " + type_to_string(*node.type()); });
+  // Results are carved from an arena: a rewrite folds millions of small tensors, and most of
+  // them (the folded weights) live as long as the graph.
+  thread_local BufferArena arena;
+  std::shared_ptr<void> buffer =
+      arena.allocate(nbytes, [&] { return "a tensor of " + type_to_string(*node.type()); });
   auto* out = static_cast<float*>(buffer.get());
   if (*total > 0) {
     if (binary) {

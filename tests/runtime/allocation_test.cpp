@@ -1,0 +1,66 @@
+#include "runtime/allocation.h"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+using namespace graft::runtime;
+
+namespace {
+
+auto no_description = [] { return std::string("a test buffer"); };
+
+uintptr_t address(const std::shared_ptr<void>& p) { return reinterpret_cast<uintptr_t>(p.get()); }
+
+}  // namespace
+
+TEST_CASE("an arena hands out aligned, disjoint buffers that outlive it", "[runtime][allocation]") {
+  std::vector<std::shared_ptr<void>> buffers;
+  std::vector<size_t> sizes;
+  {
+    BufferArena arena;
+    // Enough to fill more than one 2 MiB chunk, with sizes that are not multiples of 64.
+    for (size_t i = 0; i < 3000; ++i) {
+      size_t bytes = 1 + (i * 977) % 3000;
+      buffers.push_back(arena.allocate(bytes, no_description));
+      sizes.push_back(bytes);
+      std::memset(buffers.back().get(), static_cast<int>(i % 251), bytes);
+    }
+    buffers.push_back(arena.allocate(0, no_description));  // a zero-byte request still gets one
+    sizes.push_back(0);
+  }
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    REQUIRE(buffers[i] != nullptr);
+    CHECK(address(buffers[i]) % 64 == 0);
+  }
+  // No two buffers overlap, and each still holds what was written (the arena is gone).
+  std::vector<size_t> order(buffers.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return address(buffers[a]) < address(buffers[b]); });
+  for (size_t k = 1; k < order.size(); ++k) {
+    size_t prev = order[k - 1], cur = order[k];
+    CHECK(address(buffers[prev]) + std::max<size_t>(sizes[prev], 1) <= address(buffers[cur]));
+  }
+  for (size_t i = 0; i + 1 < buffers.size(); ++i) {
+    const auto* bytes = static_cast<const unsigned char*>(buffers[i].get());
+    REQUIRE(bytes[0] == i % 251);
+    REQUIRE(bytes[sizes[i] - 1] == i % 251);
+  }
+}
+
+TEST_CASE("an arena gives large requests their own buffer", "[runtime][allocation]") {
+  BufferArena arena;
+  std::shared_ptr<void> small = arena.allocate(64, no_description);
+  std::shared_ptr<void> large = arena.allocate(size_t{1} << 20, no_description);
+  std::shared_ptr<void> next = arena.allocate(64, no_description);
+  CHECK(address(next) == address(small) + 64);  // the large one did not take chunk space
+  CHECK(small.use_count() == next.use_count());  // the chunk's shared count
+  CHECK(large.use_count() == 1);
+}
+
+TEST_CASE("an arena refuses a request larger than the machine's memory", "[runtime][allocation]") {
+  BufferArena arena;
+  CHECK_THROWS_AS(arena.allocate(size_t{1} << 62, no_description), AllocationError);
+}
