@@ -1,6 +1,5 @@
 #include "runtime/allocation.h"
 
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -62,8 +61,6 @@ void* allocate_raw(size_t bytes, size_t alignment, bool zero_fill, std::string* 
 std::shared_ptr<void> BufferArena::new_chunk(std::string* why) {
   void* p = detail::allocate_raw(kChunkBytes, kChunkBytes, false, why);
   if (p == nullptr) return nullptr;
-  // Advice only: without transparent huge pages the chunk is ordinary memory.
-  ::madvise(p, kChunkBytes, MADV_HUGEPAGE);
   return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
 }
 

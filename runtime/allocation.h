@@ -45,12 +45,13 @@ std::shared_ptr<void> allocate_buffer(size_t bytes, size_t alignment, bool zero_
   return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
 }
 
-/// Many small buffers carved out of 2 MiB chunks that ask the kernel for transparent huge
-/// pages. For the constant folder: rewriting a large graph creates one small weight per fold,
-/// and with a malloc each, the first-touch page faults of that fresh memory took ~40% of a
-/// million-node rewrite (docs/benchmarks.md). A buffer's owner shares its chunk's reference
-/// count (no allocation per buffer), so a chunk is freed once all its buffers are: the arena
-/// suits buffers that mostly live about as long as each other. Not thread-safe.
+/// Many small buffers carved out of 2 MiB chunks. For the constant folder: rewriting a large
+/// graph creates one small weight per fold, and an aligned malloc each (plus a shared_ptr
+/// control block) scattered them over the heap with malloc's headers and padding in between.
+/// A buffer's owner shares its chunk's reference count (no allocation per buffer), so a chunk
+/// is freed once all its buffers are: the arena suits buffers that mostly live about as long
+/// as each other. Not thread-safe. (Advising the chunks for transparent huge pages made the
+/// first touch of fresh memory slower and erratic on the benchmark machine: not done.)
 class BufferArena {
  public:
   /// Like allocate_buffer(bytes, 64, false, describe); requests above a quarter of a chunk
