@@ -548,8 +548,9 @@ class Driver {
     std::string err;
     std::optional<TensorType> type = infer_node_type(*call, &err);
     if (!type) return error(op.schema->name + " rejects its inputs: " + err);
-    call->meta().type = type;
-    std::vector<const ConstantTensor*> operands;
+    call->meta().type = std::move(type);
+    std::vector<const ConstantTensor*>& operands = fold_operands_;
+    operands.clear();
     for (const Input& in : call->inputs()) {
       const ConstantTensor* t = nullptr;
       if (in.is_node()) {
@@ -563,10 +564,11 @@ class Driver {
     // Entries of earlier matches are reused: their nodes keep their storage.
     if (folded_count_ == folded_.size()) folded_.emplace_back();
     Folded& f = folded_[folded_count_++];
+    // The scratch call's type moves on to the constant standing for its value.
     if (f.node == nullptr) {
-      f.node = Graph::make_detached_constant(std::move(*type));
+      f.node = Graph::make_detached_constant(std::move(*call->meta().type));
     } else {
-      Graph::reset_detached_constant(*f.node, std::move(*type));
+      Graph::reset_detached_constant(*f.node, std::move(*call->meta().type));
     }
     f.value = std::move(*value);
     f.materialized = nullptr;
@@ -687,6 +689,7 @@ class Driver {
   std::deque<Folded> folded_;  // a deque: Folded* stay valid while it grows
   size_t folded_count_ = 0;    // the current match's entries; later ones are kept for reuse
   std::unique_ptr<Node> fold_call_;  // the detached op being folded, reused
+  std::vector<const ConstantTensor*> fold_operands_;  // its operands' values, reused
   std::vector<SharedString> provenance_;  // by rule, see provenance_of
   // Clean names for folded constants (see materialize): the live readers of each constant,
   // counted only once a name collides, and the names wanted by this match's constants.
