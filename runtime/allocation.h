@@ -2,6 +2,7 @@
 // whose activations need more memory than the machine has is bad input, not a bug.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdlib>
 #include <memory>
@@ -58,21 +59,23 @@ class BufferArena {
   /// get a buffer of their own.
   template <typename Describe>
   std::shared_ptr<void> allocate(size_t bytes, const Describe& describe) {
-    size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
-    if (rounded > kChunkBytes / 4) return allocate_buffer(bytes, kAlignment, false, describe);
-    if (chunk_ == nullptr || used_ + rounded > kChunkBytes) {
+    // Compared before rounding, which could wrap for a size near SIZE_MAX.
+    if (bytes > kChunkBytes / 4) return allocate_buffer(bytes, kAlignment, false, describe);
+    // A zero-byte request still takes a slot, so that every buffer has its own address.
+    const size_t take = std::max(kAlignment, (bytes + kAlignment - 1) / kAlignment * kAlignment);
+    if (chunk_ == nullptr || used_ + take > kChunkBytes) {
       std::string why;
       chunk_ = new_chunk(&why);
       if (chunk_ == nullptr) detail::throw_allocation_error(bytes, describe(), why);
       used_ = 0;
     }
     void* p = static_cast<std::byte*>(chunk_.get()) + used_;
-    used_ += rounded == 0 ? kAlignment : rounded;
+    used_ += take;
     return std::shared_ptr<void>(chunk_, p);  // shares the chunk's count
   }
 
  private:
-  static constexpr size_t kChunkBytes = size_t{2} << 20;  // one x86-64 huge page
+  static constexpr size_t kChunkBytes = size_t{2} << 20;
   static constexpr size_t kAlignment = 64;
   static std::shared_ptr<void> new_chunk(std::string* why);
 

@@ -63,4 +63,6 @@ TEST_CASE("an arena gives large requests their own buffer", "[runtime][allocatio
 TEST_CASE("an arena refuses a request larger than the machine's memory", "[runtime][allocation]") {
   BufferArena arena;
   CHECK_THROWS_AS(arena.allocate(size_t{1} << 62, no_description), AllocationError);
+  // Near SIZE_MAX, rounding up to the alignment would wrap to a few bytes.
+  CHECK_THROWS_AS(arena.allocate(SIZE_MAX - 10, no_description), AllocationError);
 }
