@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <deque>
-#include <functional>
 #include <map>
 #include <set>
 #include <unordered_map>

@@ -5,7 +5,6 @@
 
 #include <memory>
 #include <string>
-#include <string_view>
 
 namespace graft {
 
@@ -17,7 +16,6 @@ class SharedString {
 
   const std::string& str() const { return text_ ? *text_ : empty_string(); }
   bool empty() const { return text_ == nullptr; }
-  friend bool operator==(const SharedString& a, std::string_view b) { return a.str() == b; }
 
  private:
   static const std::string& empty_string() {
