@@ -218,18 +218,29 @@ TEST_CASE("inline tensor values must fit their dtype", "[engine][model_json][bad
                                                      R"(", "shape": [2], "data": [0, )" + value +
                                                      "]}}, ");
   };
-  CHECK(rejected(tensor("float32", "1e77")) ==
-        "model.json: /tensors/t/data/1: error: 1e+77 is not a value of dtype float32 (out of "
-        "range)\n");
-  CHECK(rejected(tensor("int8", "128")) ==
-        "model.json: /tensors/t/data/1: error: 128 is not a value of dtype int8 (a whole number "
-        "in range)\n");
-  CHECK(rejected(tensor("int64", "1.5")) ==
-        "model.json: /tensors/t/data/1: error: 1.5 is not a value of dtype int64 (a whole number "
-        "in range)\n");
-  CHECK(rejected(tensor("int64", "9223372036854775808")) ==
-        "model.json: /tensors/t/data/1: error: 9223372036854775808 is not a value of dtype int64 "
-        "(a whole number in range)\n");
+  struct Bad {
+    const char* dtype;
+    const char* value;
+    const char* message;
+  };
+  const Bad bad[] = {
+      {"float32", "1e77",
+       "model.json: /tensors/t/data/1: error: 1e+77 is not a value of dtype float32 (out of "
+       "range)\n"},
+      {"int8", "128",
+       "model.json: /tensors/t/data/1: error: 128 is not a value of dtype int8 (a whole number "
+       "in range)\n"},
+      {"int64", "1.5",
+       "model.json: /tensors/t/data/1: error: 1.5 is not a value of dtype int64 (a whole number "
+       "in range)\n"},
+      {"int64", "9223372036854775808",
+       "model.json: /tensors/t/data/1: error: 9223372036854775808 is not a value of dtype int64 "
+       "(a whole number in range)\n"},
+  };
+  for (const Bad& b : bad) {
+    INFO(b.dtype << " " << b.value);
+    CHECK(rejected(tensor(b.dtype, b.value)) == b.message);
+  }
   for (const char* ok : {"-128", "-9.0"}) {
     Loaded l = load_text(tensor("int8", ok));
     INFO(l.diagnostics);
