@@ -334,6 +334,15 @@ Node* Graph::find(std::string_view name) const {
   return n == nullptr || n->dead_ ? nullptr : n;
 }
 
+void Graph::sort_in_order(std::vector<Node*>& nodes) {
+  thread_local std::vector<std::pair<uint64_t, Node*>> keyed;
+  keyed.clear();
+  keyed.reserve(nodes.size());
+  for (Node* n : nodes) keyed.push_back({n->order_, n});
+  std::sort(keyed.begin(), keyed.end());  // orders are distinct among live nodes
+  for (size_t i = 0; i < nodes.size(); ++i) nodes[i] = keyed[i].second;
+}
+
 std::string Graph::unique_name(std::string_view base) const {
   if (find(base) == nullptr) return std::string(base);
   std::string candidate;

@@ -97,19 +97,21 @@ class Node {
 
  private:
   friend class Graph;
+  // What labelling, matching and the driver read for every node they visit comes first: on a
+  // big graph each visit is a cache miss, and these fill the first 64 bytes.
   NodeId id_ = 0;
   NodeKind kind_ = NodeKind::kCallFunction;
   bool dead_ = false;
   const OpSchema* schema_ = nullptr;
-  std::string name_;
-  std::string target_;
   std::vector<Input> inputs_;
-  std::vector<AttrValue> attrs_;
   std::vector<Node*> users_;
-  NodeMeta meta_;
+  uint64_t order_ = 0;
   Node* prev_ = nullptr;
   Node* next_ = nullptr;
-  uint64_t order_ = 0;
+  std::vector<AttrValue> attrs_;
+  std::string name_;
+  std::string target_;
+  NodeMeta meta_;
 };
 
 /// Iterates the live nodes of a graph in order.
@@ -212,6 +214,10 @@ class Graph {
   bool empty() const { return live_count_ == 0; }
   /// True if `a` comes before `b` in graph order (O(1)).
   static bool is_before(const Node* a, const Node* b) { return a->order_ < b->order_; }
+  /// Sorts `nodes` (live nodes of one graph) into graph order. Reads each node's position once
+  /// and sorts the positions: sorting with is_before reads two nodes per comparison, and on a
+  /// million-node graph each read is a cache miss.
+  static void sort_in_order(std::vector<Node*>& nodes);
   /// `base` if no node has that name, otherwise `base_1`, `base_2`, …
   std::string unique_name(std::string_view base) const;
 

@@ -253,7 +253,7 @@ std::vector<Node*> Matcher::relabel(const std::vector<Node*>& nodes) {
     }
     frontier = std::move(next);
   }
-  std::sort(region.begin(), region.end(), Graph::is_before);
+  Graph::sort_in_order(region);
   for (Node* n : region) node_state_[n->id()] = compute_state(n);
   return region;
 }

@@ -7,6 +7,7 @@
 #include <deque>
 #include <map>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
 #include "engine/match_conditions.h"
@@ -149,7 +150,7 @@ class Driver {
       for (Node* n : unapplied) {
         if (!n->is_dead()) anchors.push_back(n);
       }
-      std::sort(anchors.begin(), anchors.end(), Graph::is_before);
+      Graph::sort_in_order(anchors);
       anchors.erase(std::unique(anchors.begin(), anchors.end()), anchors.end());
     }
   }
@@ -176,18 +177,30 @@ class Driver {
   /// Greedy by benefit, then graph order of the anchor, then rule order.
   bool apply_non_overlapping(std::vector<Match> matches, int iteration, std::vector<Node*>* touched,
                              std::vector<Node*>* unapplied) {
-    std::stable_sort(matches.begin(), matches.end(), [&](const Match& a, const Match& b) {
-      int ba = rules_.rules[a.rule].benefit, bb = rules_.rules[b.rule].benefit;
-      if (ba != bb) return ba > bb;
-      const Node* na = a.anchor(rules_.rules[a.rule]);
-      const Node* nb = b.anchor(rules_.rules[b.rule]);
-      if (na != nb) return Graph::is_before(na, nb);
-      return a.rule < b.rule;
-    });
+    // Sorted as keys, each read once: a Match owns four vectors (moving them around is most of
+    // a sort's time), and comparing anchors' positions is a cache miss per read on big graphs.
+    struct Key {
+      int benefit;
+      uint64_t order;
+      uint32_t rule;
+      uint32_t index;  // ties (same anchor and rule) keep the order they were found in
+      bool operator<(const Key& o) const {
+        if (benefit != o.benefit) return benefit > o.benefit;
+        return std::tie(order, rule, index) < std::tie(o.order, o.rule, o.index);
+      }
+    };
+    std::vector<Key> keys;
+    keys.reserve(matches.size());
+    for (uint32_t i = 0; i < matches.size(); ++i) {
+      const Rule& rule = rules_.rules[matches[i].rule];
+      keys.push_back({rule.benefit, matches[i].anchor(rule)->order(), matches[i].rule, i});
+    }
+    std::sort(keys.begin(), keys.end());
     // Nodes of applied matches, by id (ids of nodes created meanwhile are past the end).
     std::vector<char> claimed(graph_.id_bound(), 0);
     auto is_claimed = [&](const Node* n) { return n->id() < claimed.size() && claimed[n->id()]; };
-    for (Match& m : matches) {
+    for (const Key& key : keys) {
+      Match& m = matches[key.index];
       if (!within_growth_limit()) return false;
       const Rule& rule = rules_.rules[m.rule];
       Node* anchor = m.anchor(rule);
