@@ -101,7 +101,7 @@ class Matcher {
   /// Labels every node (in graph order); returns the nodes whose state anchors a rule, in order.
   std::vector<Node*> label_all();
   /// Relabels `nodes` (any order; each must be live) and every user up to max_height above
-  /// them; returns the nodes whose state changed or were relabelled (candidate anchors).
+  /// them; returns the relabelled nodes (candidate anchors) in graph order, each once.
   std::vector<Node*> relabel(const std::vector<Node*>& nodes);
 
   /// Rules (of `enabled`, all when empty) whose anchor class is in `node`'s state.

@@ -147,11 +147,16 @@ class Driver {
       anchors = matcher_.relabel(touched);
       if (phase.mode == PhaseMode::kOnce) return true;
       result_.nodes_labelled += anchors.size();
+      // relabel() returns its region sorted and without repeats; only the overlapped matches'
+      // anchors, when there are any, need merging in.
+      size_t relabelled = anchors.size();
       for (Node* n : unapplied) {
         if (!n->is_dead()) anchors.push_back(n);
       }
-      Graph::sort_in_order(anchors);
-      anchors.erase(std::unique(anchors.begin(), anchors.end()), anchors.end());
+      if (anchors.size() > relabelled) {
+        Graph::sort_in_order(anchors);
+        anchors.erase(std::unique(anchors.begin(), anchors.end()), anchors.end());
+      }
     }
   }
 
