@@ -1,10 +1,11 @@
 // conv_efficiency: how fast graft's convolutions run inside a model, compared with a
 // standalone oneDNN 2.x convolution of the same shape. Loads a model (normally one rewritten
 // with rules/std.rules, so its convolutions are conv2d_post with folded batch norm), compiles
-// it as `rewrite bench` does, times every step over --iters runs (median per step), and for
-// every conv2d / conv2d_post step creates a standalone convolution_forward with the same
-// shape, post-op chain and algorithm, all memory descriptors format_tag::any (oneDNN's own
-// layout choice), and times it on its own buffers (median). Prints a table and, with --json,
+// it as `rewrite bench` does, and for every conv2d / conv2d_post step creates a standalone
+// convolution_forward with the same shape, post-op chain and algorithm, all memory descriptors
+// format_tag::any (oneDNN's own layout choice), on its own buffers. The model's runs (every
+// step timed) and the standalone convolutions' runs alternate in rounds of five; each side's
+// figure is the median over all rounds. Prints a table and, with --json,
 // one JSON object. bench/runtime_bench.py --conv runs it; it is never part of ctest.
 //
 // GFLOP/s count the direct algorithm's 2 * MACs also for Winograd layers (an "effective"
@@ -16,6 +17,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -98,17 +100,34 @@ std::optional<ConvShape> read_conv(const Node& node) {
   return c;
 }
 
+/// A standalone oneDNN convolution with its own buffers, built once and timed in rounds.
 struct Standalone {
-  double ms = 0;
+  dnnl::engine eng{dnnl::engine::kind::cpu, 0};
+  dnnl::stream strm{eng};
+  dnnl::convolution_forward conv;
+  std::unordered_map<int, dnnl::memory> args;
   std::string impl;
+  std::vector<double> times;  // every timed run, over all rounds
+
+  /// One warm-up run (the buffers come back into the caches), then `iters` timed runs.
+  void time_round(int iters) {
+    conv.execute(strm, args);
+    strm.wait();
+    for (int i = 0; i < iters; ++i) {
+      auto t = Clock::now();
+      conv.execute(strm, args);
+      strm.wait();
+      times.push_back(ms_since(t));
+    }
+  }
 };
 
-/// Median time of a standalone oneDNN convolution of shape `c` with algorithm `alg`, every
-/// memory descriptor format_tag::any; nullopt if oneDNN has no such primitive.
-std::optional<Standalone> time_standalone(const ConvShape& c, dnnl::algorithm alg, const Flags& flags) {
+/// A standalone oneDNN convolution of shape `c` with algorithm `alg`, every memory descriptor
+/// format_tag::any; nullptr if oneDNN has no such primitive.
+std::unique_ptr<Standalone> make_standalone(const ConvShape& c, dnnl::algorithm alg) {
   using namespace dnnl;
-  engine eng(engine::kind::cpu, 0);
-  stream strm(eng);
+  auto out = std::make_unique<Standalone>();
+  engine& eng = out->eng;
   auto any = [](memory::dims d) {
     return memory::desc(d, memory::data_type::f32, memory::format_tag::any);
   };
@@ -135,30 +154,30 @@ std::optional<Standalone> time_standalone(const ConvShape& c, dnnl::algorithm al
   try {
     pd = convolution_forward::primitive_desc(desc, attr, eng);
   } catch (const dnnl::error&) {
-    return std::nullopt;
+    return nullptr;
   }
-  std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, memory(pd.src_desc(), eng)},
-                                          {DNNL_ARG_WEIGHTS, memory(pd.weights_desc(), eng)},
-                                          {DNNL_ARG_DST, memory(pd.dst_desc(), eng)}};
-  if (c.has_bias) args.emplace(DNNL_ARG_BIAS, memory(pd.bias_desc(), eng));
+  out->args = {{DNNL_ARG_SRC, memory(pd.src_desc(), eng)},
+               {DNNL_ARG_WEIGHTS, memory(pd.weights_desc(), eng)},
+               {DNNL_ARG_DST, memory(pd.dst_desc(), eng)}};
+  if (c.has_bias) out->args.emplace(DNNL_ARG_BIAS, memory(pd.bias_desc(), eng));
   // Small finite values everywhere (no denormals, no NaN: both could change the timing).
-  for (auto& [arg, mem] : args) {
+  for (auto& [arg, mem] : out->args) {
     float* p = static_cast<float*>(mem.get_data_handle());
     const size_t n = mem.get_desc().get_size() / sizeof(float);
     for (size_t i = 0; i < n; ++i) p[i] = 0.01f * static_cast<float>(i % 97) - 0.48f;
   }
-  convolution_forward conv(pd);
-  for (int i = 0; i < flags.warmup; ++i) conv.execute(strm, args);
-  strm.wait();
-  std::vector<double> times;
-  for (int i = 0; i < flags.iters; ++i) {
-    auto t = Clock::now();
-    conv.execute(strm, args);
-    strm.wait();
-    times.push_back(ms_since(t));
-  }
-  return Standalone{median(times), runtime::impl_name(pd)};
+  out->conv = convolution_forward(pd);
+  out->impl = runtime::impl_name(pd);
+  return out;
 }
+
+/// One convolution step of the model and its standalone counterparts.
+struct ConvRow {
+  size_t step = 0;
+  ConvShape shape;
+  std::unique_ptr<Standalone> alone;   // same algorithm as graft's
+  std::unique_ptr<Standalone> direct;  // for Winograd layers: the direct algorithm too
+};
 
 int run(const Flags& flags) {
   DiagnosticEngine diags;
@@ -182,31 +201,10 @@ int run(const Flags& flags) {
   for (const runtime::TensorInfo& i : exe->inputs()) inputs.push_back(runtime::Tensor::random(i.shape, 1));
   for (const runtime::TensorInfo& o : exe->outputs()) outputs.push_back(runtime::Tensor::zeros(o.dtype, o.shape));
 
-  // Per-step times inside the model: the median of each step over the profiled runs.
-  const size_t nsteps = exe->steps().size();
-  std::vector<std::vector<double>> per_step(nsteps);
-  std::vector<double> step_ms, run_ms;
-  for (int i = 0; i < flags.warmup + flags.iters; ++i) {
-    auto t = Clock::now();
-    if (!exe->run_into(inputs, outputs, diags, &step_ms)) {
-      diags.render(std::cerr);
-      return 1;
-    }
-    if (i < flags.warmup) continue;
-    run_ms.push_back(ms_since(t));
-    for (size_t s = 0; s < nsteps; ++s) per_step[s].push_back(step_ms[s]);
-  }
-
-  nlohmann::json convs = nlohmann::json::array();
-  double flops = 0, graft_ms = 0, alone_ms = 0, all_steps_ms = 0;
-  if (!flags.json) {
-    std::printf("%-28s %-26s %-22s %8s %7s  %-22s %8s %7s %6s\n", "node", "shape", "graft impl",
-                "ms", "GFLOP/s", "standalone impl", "ms", "GFLOP/s", "ratio");
-  }
-  for (size_t s = 0; s < nsteps; ++s) {
+  // The standalone convolutions, built before anything is timed.
+  std::vector<ConvRow> rows;
+  for (size_t s = 0; s < exe->steps().size(); ++s) {
     const runtime::StepInfo& step = exe->steps()[s];
-    const double ms = median(per_step[s]);
-    all_steps_ms += ms;
     if (step.op != "conv2d_post" && step.op != "conv2d") continue;
     const Node* node = typed->find(step.name);
     std::optional<ConvShape> c = node ? read_conv(*node) : std::nullopt;
@@ -214,34 +212,85 @@ int run(const Flags& flags) {
       std::fprintf(stderr, "conv_efficiency: cannot read convolution '%s'\n", step.name.c_str());
       return 3;
     }
+    ConvRow row{s, *c, nullptr, nullptr};
     const bool winograd = step.impl.find("wino") != std::string::npos;
-    auto alone = time_standalone(*c, winograd ? dnnl::algorithm::convolution_winograd
-                                              : dnnl::algorithm::convolution_direct, flags);
-    if (!alone) {
+    row.alone = make_standalone(*c, winograd ? dnnl::algorithm::convolution_winograd
+                                             : dnnl::algorithm::convolution_direct);
+    if (!row.alone) {
       std::fprintf(stderr, "conv_efficiency: oneDNN has no standalone primitive for '%s'\n",
                    step.name.c_str());
       return 3;
     }
     // For Winograd layers, also the direct algorithm in oneDNN's own layout: is Winograd the
     // better choice on this machine?
-    std::optional<Standalone> direct;
-    if (winograd) direct = time_standalone(*c, dnnl::algorithm::convolution_direct, flags);
-    const double f = c->flops();
+    if (winograd) row.direct = make_standalone(*c, dnnl::algorithm::convolution_direct);
+    rows.push_back(std::move(row));
+  }
+
+  // Timed in rounds that alternate the model's runs with the standalone convolutions' runs, so
+  // that a change in the machine's speed during the measurement (a shared host) falls on both
+  // sides alike; medians over all rounds. Within a round each standalone convolution runs
+  // back to back on its own buffers (cache-hot, the upper bound described above).
+  const size_t nsteps = exe->steps().size();
+  std::vector<std::vector<double>> per_step(nsteps);
+  std::vector<double> step_ms, run_ms;
+  for (int i = 0; i < flags.warmup; ++i) {
+    if (!exe->run_into(inputs, outputs, diags, &step_ms)) {
+      diags.render(std::cerr);
+      return 1;
+    }
+  }
+  constexpr int kRunsPerRound = 5;
+  for (int done = 0; done < flags.iters; done += kRunsPerRound) {
+    const int runs = std::min(kRunsPerRound, flags.iters - done);
+    for (int i = 0; i < runs; ++i) {
+      auto t = Clock::now();
+      if (!exe->run_into(inputs, outputs, diags, &step_ms)) {
+        diags.render(std::cerr);
+        return 1;
+      }
+      run_ms.push_back(ms_since(t));
+      for (size_t s = 0; s < nsteps; ++s) per_step[s].push_back(step_ms[s]);
+    }
+    for (ConvRow& row : rows) {
+      row.alone->time_round(runs);
+      if (row.direct) row.direct->time_round(runs);
+    }
+  }
+
+  nlohmann::json convs = nlohmann::json::array();
+  double flops = 0, graft_ms = 0, alone_ms = 0, all_steps_ms = 0;
+  for (size_t s = 0; s < nsteps; ++s) all_steps_ms += median(per_step[s]);
+  if (!flags.json) {
+    std::printf("%-28s %-26s %-22s %8s %7s  %-22s %8s %7s %6s\n", "node", "shape", "graft impl",
+                "ms", "GFLOP/s", "standalone impl", "ms", "GFLOP/s", "ratio");
+  }
+  for (const ConvRow& row : rows) {
+    const runtime::StepInfo& step = exe->steps()[row.step];
+    const ConvShape& c = row.shape;
+    const double ms = median(per_step[row.step]);
+    const double alone = median(row.alone->times);
+    const double f = c.flops();
     flops += f;
     graft_ms += ms;
-    alone_ms += alone->ms;
-    nlohmann::json row = {{"node", step.name},         {"shape", c->describe()},
-                          {"graft_impl", step.impl},   {"graft_layout", step.layout},
-                          {"graft_ms", ms},            {"gflops_graft", f / ms / 1e6},
-                          {"standalone_impl", alone->impl}, {"standalone_ms", alone->ms},
-                          {"gflops_standalone", f / alone->ms / 1e6}, {"ratio", alone->ms / ms}};
-    if (direct) row["standalone_direct_ms"] = direct->ms;
-    convs.push_back(row);
+    alone_ms += alone;
+    nlohmann::json j = {{"node", step.name},         {"shape", c.describe()},
+                        {"graft_impl", step.impl},   {"graft_layout", step.layout},
+                        {"graft_ms", ms},            {"gflops_graft", f / ms / 1e6},
+                        {"standalone_impl", row.alone->impl}, {"standalone_ms", alone},
+                        {"gflops_standalone", f / alone / 1e6}, {"ratio", alone / ms}};
+    std::string direct_note;
+    if (row.direct) {
+      const double direct = median(row.direct->times);
+      j["standalone_direct_ms"] = direct;
+      direct_note = " (direct alone " + std::to_string(direct).substr(0, 6) + " ms)";
+    }
+    convs.push_back(j);
     if (!flags.json) {
       std::printf("%-28s %-26s %-22.22s %8.3f %7.1f  %-22.22s %8.3f %7.1f %5.0f%%%s\n",
-                  step.name.c_str(), c->describe().c_str(), step.impl.c_str(), ms, f / ms / 1e6,
-                  alone->impl.c_str(), alone->ms, f / alone->ms / 1e6, 100.0 * alone->ms / ms,
-                  direct ? (" (direct alone " + std::to_string(direct->ms).substr(0, 6) + " ms)").c_str() : "");
+                  step.name.c_str(), c.describe().c_str(), step.impl.c_str(), ms, f / ms / 1e6,
+                  row.alone->impl.c_str(), alone, f / alone / 1e6, 100.0 * alone / ms,
+                  direct_note.c_str());
     }
   }
   const double run_p50 = median(run_ms);
