@@ -335,8 +335,7 @@ Node* Graph::find(std::string_view name) const {
 }
 
 void Graph::sort_in_order(std::vector<Node*>& nodes) {
-  thread_local std::vector<std::pair<uint64_t, Node*>> keyed;
-  keyed.clear();
+  std::vector<std::pair<uint64_t, Node*>> keyed;
   keyed.reserve(nodes.size());
   for (Node* n : nodes) keyed.push_back({n->order_, n});
   std::sort(keyed.begin(), keyed.end());  // orders are distinct among live nodes

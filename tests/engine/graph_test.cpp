@@ -1,5 +1,6 @@
 #include "engine/graph.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "engine/op_registry.h"
@@ -74,6 +75,30 @@ TEST_CASE("graph order stays consistent under many insertions at one point", "[e
     if (before) CHECK(Graph::is_before(before, n));
     before = n;
   }
+}
+
+TEST_CASE("sort_in_order puts nodes in graph order, also after insertions and moves", "[engine][graph]") {
+  Graph g;
+  Node* x = g.add_placeholder("x", f32({1}));
+  Node* tail = call(g, "relu", {Input::of(x)});
+  g.set_output({Input::of(tail)});
+  // Nodes inserted before `tail` again and again (positions between older ones, and past a
+  // renumbering), then one moved to the front: creation order is not graph order.
+  g.set_insert_point(tail);
+  std::vector<Node*> made;
+  for (int i = 0; i < 60; ++i) made.push_back(call(g, "relu", {Input::of(x)}));
+  g.set_insert_point(made[10]);
+  for (int i = 0; i < 60; ++i) made.push_back(call(g, "relu", {Input::of(x)}));
+  g.set_insert_point(nullptr);
+  g.move_before(made.back(), made.front());
+  made.push_back(tail);
+  std::vector<Node*> expected;
+  for (Node* n : g.nodes()) {
+    if (std::find(made.begin(), made.end(), n) != made.end()) expected.push_back(n);
+  }
+  std::vector<Node*> sorted(made.rbegin(), made.rend());
+  Graph::sort_in_order(sorted);
+  CHECK(sorted == expected);
 }
 
 TEST_CASE("erase_dead_nodes removes unused chains and compact renumbers", "[engine][graph]") {
