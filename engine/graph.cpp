@@ -71,9 +71,14 @@ Node* Graph::add_placeholder(std::string_view name, std::optional<TensorType> ty
   return node;
 }
 
-Node* Graph::add_get_attr(std::string_view name, std::string_view target) {
+Node* Graph::add_get_attr(std::string_view name, std::string_view target,
+                          std::optional<TensorType> type) {
   Node* node = create(NodeKind::kGetAttr, name, std::string(target));
-  if (const ConstantTensor* t = constants_.find(node->target_)) node->meta_.type = t->type();
+  if (type) {
+    node->meta_.type = std::move(type);
+  } else if (const ConstantTensor* t = constants_.find(node->target_)) {
+    node->meta_.type = t->type();
+  }
   link_before(node, insert_before_ ? insert_before_ : output_);
   return node;
 }
@@ -374,7 +379,7 @@ std::unique_ptr<Graph> Graph::clone(std::vector<Node*>* mapping) const {
         c = copy->add_placeholder(n->name_, n->meta_.type);
         break;
       case NodeKind::kGetAttr:
-        c = copy->add_get_attr(n->name_, n->target_);
+        c = copy->add_get_attr(n->name_, n->target_, n->meta_.type);  // meta copied below
         break;
       case NodeKind::kCallFunction:
         c = copy->add_call(*n->schema_, std::move(inputs), n->attrs_, n->name_);

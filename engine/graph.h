@@ -153,7 +153,10 @@ class Graph {
   // ** construction ** New nodes go at the insertion point: before `insert_before_` when set,
   // otherwise before the output node (or at the end when there is none).
   Node* add_placeholder(std::string_view name, std::optional<TensorType> type);
-  Node* add_get_attr(std::string_view name, std::string_view target);
+  /// A get_attr node reading constant `target`, typed as the constant — or as `type` when the
+  /// caller already knows it (a rewrite that just stored the constant), which saves a lookup.
+  Node* add_get_attr(std::string_view name, std::string_view target,
+                     std::optional<TensorType> type = std::nullopt);
   /// Adds a call_function node. `inputs` and `attrs` must already be bound to the schema
   /// (engine/model_json.cpp binds Python-convention calls for the loader). `name_hint` is made
   /// unique ("conv2d" -> "conv2d_3").
