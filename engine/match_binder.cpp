@@ -41,9 +41,12 @@ struct Binding {
 
 class Binder {
  public:
+  /// `with_conditions` false: bind the pattern (structure, attributes, literals) and leave the
+  /// `where` clauses to the caller — only for rules that bind one way (binding_leader).
   Binder(const Rule& rule, const CompiledRules& compiled, uint32_t rule_index,
-         const std::function<bool(const Node*, uint32_t)>& has_class)
-      : rule_(rule), compiled_(compiled), rule_index_(rule_index), has_class_(has_class) {}
+         const std::function<bool(const Node*, uint32_t)>& has_class, bool with_conditions)
+      : rule_(rule), compiled_(compiled), rule_index_(rule_index), has_class_(has_class),
+        with_conditions_(with_conditions) {}
 
   std::optional<Binding> run(Node* anchor, std::string* why) {
     why_ = why;
@@ -56,8 +59,10 @@ class Binder {
     b.attr_vars.assign(rule_.attr_var_names.size(), AttrValue{});
     b.attr_bound.assign(rule_.attr_var_names.size(), 0);
     b.symbols.clear();
+    thread_local std::vector<Task> tasks;
+    tasks.assign(1, {rule_.roots[0], anchor});
     std::optional<Binding> result;
-    solve(b, {{rule_.roots[0], anchor}}, &result);
+    solve(b, tasks, &result);
     return result;
   }
 
@@ -78,7 +83,8 @@ class Binder {
   }
 
   /// Binds pending tasks; on full success checks conditions and stores the first binding.
-  bool solve(Binding& b, std::vector<Task> tasks, std::optional<Binding>* result) {
+  /// `b` and `tasks` are spent, as in bind_node.
+  bool solve(Binding& b, std::vector<Task>& tasks, std::optional<Binding>* result) {
     while (!tasks.empty()) {
       // Not a structured binding: the lambda below captures `p`, which clang 14 (the fuzz
       // build's compiler) does not allow for structured bindings.
@@ -105,7 +111,8 @@ class Binder {
       for (Node* u : users) {
         if (!has_class_(u, compiled_.class_of(rule_index_, q))) continue;
         Binding copy = b;
-        if (solve(copy, {{q, u}}, result)) return true;
+        std::vector<Task> join{{q, u}};
+        if (solve(copy, join, result)) return true;
       }
       fail([&] { return std::string("no user of '" + via->name() + "' matches pattern node " + where(q)); });
       return false;
@@ -115,7 +122,7 @@ class Binder {
       return false;
     }
     std::string reason;  // only when explaining: building it costs more than the check
-    if (!conditions_hold(rule_, b.nodes, b.vars, b.attr_vars, why_ != nullptr ? &reason : nullptr,
+    if (with_conditions_ && !conditions_hold(rule_, b.nodes, b.vars, b.attr_vars, why_ != nullptr ? &reason : nullptr,
                          &b.symbols)) {
       fail([&] { return reason; });
       return false;
@@ -167,7 +174,7 @@ class Binder {
         auto attempt = [&](Binding& with, std::vector<Task>& pending) {
           with.nodes[p] = n;
           return bind_operands(with, p, alt, *n, order == 1, &pending) &&
-                 check_attrs(with, p, alt, *n) && solve(with, std::move(pending), result);
+                 check_attrs(with, p, alt, *n) && solve(with, pending, result);
         };
         if (--attempts == 0) return attempt(b, tasks);
         Binding copy = b;
@@ -290,12 +297,18 @@ class Binder {
   const CompiledRules& compiled_;
   uint32_t rule_index_;
   const std::function<bool(const Node*, uint32_t)>& has_class_;
+  bool with_conditions_;
   std::string* why_ = nullptr;
 };
 
 }  // namespace
 
 std::optional<Match> Matcher::match_at(uint32_t rule_index, Node* node, Explanation* why) {
+  return bind(rule_index, node, /*with_conditions=*/true, why);
+}
+
+std::optional<Match> Matcher::bind(uint32_t rule_index, Node* node, bool with_conditions,
+                                   Explanation* why) {
   const Rule& rule = compiled_.rules().rules[rule_index];
   std::string reason;
   // Tier 1's labels prune the search. When explaining, the binder re-checks everything itself
@@ -310,8 +323,8 @@ std::optional<Match> Matcher::match_at(uint32_t rule_index, Node* node, Explanat
     return std::nullopt;
   }
   if (!has_class(node, compiled_.class_of(rule_index, rule.roots[0]))) return std::nullopt;
-  std::optional<Binding> b =
-      Binder(rule, compiled_, rule_index, has_class).run(node, why ? &reason : nullptr);
+  std::optional<Binding> b = Binder(rule, compiled_, rule_index, has_class, with_conditions)
+                                 .run(node, why ? &reason : nullptr);
   if (why != nullptr) {
     why->matched = b.has_value();
     why->reason = b ? "matched" : reason;
@@ -323,6 +336,28 @@ std::optional<Match> Matcher::match_at(uint32_t rule_index, Node* node, Explanat
   m.vars = std::move(b->vars);
   m.attr_vars = std::move(b->attr_vars);
   m.symbols = std::move(b->symbols);
+  return m;
+}
+
+std::optional<Match> Matcher::AnchorMatches::match(uint32_t rule) {
+  const CompiledRules& compiled = matcher_.compiled_;
+  if (!compiled.shares_binding(rule)) return matcher_.match_at(rule, anchor_);
+  uint32_t leader = compiled.binding_leader(rule);
+  auto it = std::find_if(bound_.begin(), bound_.end(), [&](const Bound& b) { return b.leader == leader; });
+  if (it == bound_.end()) {
+    bound_.push_back({leader, matcher_.bind(leader, anchor_, /*with_conditions=*/false, nullptr)});
+    it = bound_.end() - 1;
+  }
+  if (!it->binding) return std::nullopt;
+  const Rule& r = compiled.rules().rules[rule];
+  std::vector<Dim> symbols;
+  if (!conditions_hold(r, it->binding->nodes, it->binding->vars, it->binding->attr_vars, nullptr,
+                       &symbols)) {
+    return std::nullopt;
+  }
+  Match m = *it->binding;
+  m.rule = rule;
+  m.symbols = std::move(symbols);
   return m;
 }
 

@@ -42,6 +42,82 @@ CompiledRules::CompiledRules(const RuleSet& rules) : rules_(&rules) {
     if (rule.roots.empty()) continue;
     anchored_[node_class_[r][rule.roots[0]]].push_back(r);
   }
+  group_identical_bindings();
+}
+
+namespace {
+
+/// Whether the binder can bind `rule`'s pattern in at most one way at an anchor: every pattern
+/// node reached from the first root through operands, not commutative, and no two alternatives
+/// of a node with the same op. Then a failing `where` clause leaves nothing to backtrack to.
+bool binds_one_way(const Rule& rule) {
+  if (rule.roots.empty()) return false;
+  std::vector<char> reached(rule.nodes.size(), 0);
+  reached[rule.roots[0]] = 1;
+  for (size_t i = rule.nodes.size(); i-- > 0;) {  // operands refer only to earlier nodes
+    if (!reached[i]) return false;
+    const PatNode& node = rule.nodes[i];
+    if (node.commutative) return false;
+    for (size_t a = 0; a < node.alts.size(); ++a) {
+      for (size_t b = 0; b < a; ++b) {
+        if (node.alts[a].schema == node.alts[b].schema) return false;
+      }
+      for (const PatValue& v : node.alts[a].operands) {
+        if (v.kind == PatValue::Kind::kNode) reached[v.index] = 1;
+      }
+    }
+  }
+  return true;
+}
+
+/// Everything of `rule` the binder reads (Binder in match_binder.cpp), names and conditions
+/// aside: two rules with the same key bind the same graph nodes to the same indices.
+std::string binding_key(const Rule& rule) {
+  std::string key;
+  append_u32(key, static_cast<uint32_t>(rule.var_names.size()));
+  for (bool optional : rule.var_optional) key += optional ? 'o' : 'r';
+  append_u32(key, static_cast<uint32_t>(rule.attr_var_names.size()));
+  append_u32(key, static_cast<uint32_t>(rule.roots.size()));
+  for (uint32_t root : rule.roots) append_u32(key, root);
+  append_u32(key, static_cast<uint32_t>(rule.nodes.size()));
+  for (const PatNode& node : rule.nodes) {
+    append_u32(key, static_cast<uint32_t>(node.alts.size()));
+    for (const PatAlt& alt : node.alts) {
+      append_u32(key, alt.schema->id);
+      key += alt.variadic_any ? 'v' : 'f';
+      append_u32(key, static_cast<uint32_t>(alt.operands.size()));
+      for (const PatValue& v : alt.operands) {
+        key += static_cast<char>(v.kind);
+        append_u32(key, v.index);
+        key.append(reinterpret_cast<const char*>(&v.scalar), sizeof v.scalar);
+        key.append(reinterpret_cast<const char*>(&v.tolerance), sizeof v.tolerance);
+      }
+      append_u32(key, static_cast<uint32_t>(alt.attrs.size()));
+      for (const AttrCheck& check : alt.attrs) {
+        key += attr_check_key(check);
+        if (check.kind == AttrCheck::Kind::kBind) append_u32(key, check.var);
+        key += ';';
+      }
+    }
+  }
+  return key;
+}
+
+}  // namespace
+
+void CompiledRules::group_identical_bindings() {
+  const std::vector<Rule>& rules = rules_->rules;
+  binding_leader_.resize(rules.size());
+  shares_binding_.assign(rules.size(), 0);
+  std::unordered_map<std::string, uint32_t> leaders;
+  for (uint32_t r = 0; r < rules.size(); ++r) {
+    binding_leader_[r] = r;
+    if (!binds_one_way(rules[r])) continue;
+    auto [it, inserted] = leaders.emplace(binding_key(rules[r]), r);
+    if (inserted) continue;
+    binding_leader_[r] = it->second;
+    shares_binding_[r] = shares_binding_[it->second] = 1;
+  }
 }
 
 uint32_t CompiledRules::intern_node(uint32_t rule, uint32_t node) {

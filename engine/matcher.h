@@ -53,6 +53,15 @@ class CompiledRules {
   uint32_t class_of(uint32_t rule, uint32_t node) const { return node_class_[rule][node]; }
   /// The height of the tallest pattern (how far a change can reach a match's anchor).
   int max_height() const { return max_height_; }
+  /// The first rule whose pattern binds exactly like `rule`'s — the same pattern up to names,
+  /// with one way to bind it (no commutative operands, no alternatives of one op, no
+  /// multi-output join) — so that the two differ only in their `where` clauses; `rule` itself
+  /// when there is none. Rule libraries hold such variants (one structure, several shape or
+  /// dtype conditions): at an anchor the pattern is bound once and only the conditions run
+  /// per rule (Matcher::AnchorMatches).
+  uint32_t binding_leader(uint32_t rule) const { return binding_leader_[rule]; }
+  /// Whether some other rule shares `rule`'s binding leader.
+  bool shares_binding(uint32_t rule) const { return shares_binding_[rule] != 0; }
 
   // ** internals shared with Matcher **
   static constexpr int32_t kAnyChild = -1;
@@ -74,6 +83,7 @@ class CompiledRules {
   static constexpr size_t kMaxPredicatesPerOp = 64;  // the rest are left to tier 2
   uint32_t intern_node(uint32_t rule, uint32_t node);
   uint64_t intern_predicates(const PatAlt& alt);
+  void group_identical_bindings();
 
   const RuleSet* rules_;
   std::vector<std::vector<Item>> classes_;         // class id -> its items
@@ -84,6 +94,8 @@ class CompiledRules {
   std::vector<std::vector<AttrCheck>> predicates_;  // op id -> its predicates, by bit
   std::unordered_map<std::string, uint32_t> predicate_bits_;  // op + check key -> bit
   int max_height_ = 1;
+  std::vector<uint32_t> binding_leader_;  // rule -> rule (see binding_leader)
+  std::vector<char> shares_binding_;      // rule -> a group of two or more
 };
 
 /// Why a rule did or did not match at a node (`--explain`).
@@ -109,11 +121,31 @@ class Matcher {
   /// Tries rule `rule` anchored at `node`; the first match found, or nullopt.
   std::optional<Match> match_at(uint32_t rule, Node* node, Explanation* why = nullptr);
 
+  /// Tries several rules at one anchor, as match_at does, but binds the pattern of a group of
+  /// rules that differ only in their `where` clauses (CompiledRules::binding_leader) once.
+  /// The graph must not change while it is in use.
+  class AnchorMatches {
+   public:
+    AnchorMatches(Matcher& matcher, Node* anchor) : matcher_(matcher), anchor_(anchor) {}
+    std::optional<Match> match(uint32_t rule);
+
+   private:
+    struct Bound {
+      uint32_t leader;
+      std::optional<Match> binding;  // the pattern bound, conditions not checked; or no binding
+    };
+    Matcher& matcher_;
+    Node* anchor_;
+    std::vector<Bound> bound_;  // a handful at most: one per group met at this anchor
+  };
+
   uint64_t transitions_computed() const { return misses_; }
   size_t state_count() const { return states_.size(); }
 
  private:
   uint32_t compute_state(const Node* node);
+  /// match_at's binding step; `with_conditions` false binds the pattern only.
+  std::optional<Match> bind(uint32_t rule, Node* node, bool with_conditions, Explanation* why);
   uint32_t state_of_input(const Input& in) const;
   uint32_t intern_state(std::vector<uint32_t> classes);
   bool item_matches(const CompiledRules::Item& item, uint64_t mask,

@@ -164,12 +164,13 @@ class Driver {
     std::vector<Match> found;
     for (Node* node : anchors) {
       if (node->is_dead()) continue;
+      Matcher::AnchorMatches at(matcher_, node);
       for (uint32_t r : matcher_.anchored_rules(node)) {
         if (!enabled[r]) continue;
         RuleStats& s = result_.stats[r];
         ++s.candidates;
         auto start = Clock::now();
-        std::optional<Match> m = matcher_.match_at(r, node);
+        std::optional<Match> m = at.match(r);
         s.seconds += seconds_since(start);
         if (!m) continue;
         ++s.matches;

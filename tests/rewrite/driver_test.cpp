@@ -408,3 +408,52 @@ rule unsqueeze_last_to_reshape {
   CHECK_THAT(why->reason, Catch::Contains("needs a concrete size for a dim symbol, which is the "
                                           "symbolic dim N"));
 }
+
+TEST_CASE("rules that differ only in their where clauses share one binding", "[rewrite][driver]") {
+  // Three variants of one pattern with different shape conditions and dim symbols, as a rule
+  // library has them: the pattern is bound once per anchor; each rule keeps its own conditions,
+  // symbols and replacement.
+  RuleSet rules = rules_from_text(R"(
+rule wide { pattern(x) { return relu(sigmoid(x)) } where shape(x) == [N, 8]
+            replacement { return tanh(x) } }
+rule narrow { pattern(v) { return relu(sigmoid(v)) } where shape(v) == [B, 3]
+              replacement { return reshape(exp(v), [B, 3]) } }
+rule any { pattern(x) { return relu(sigmoid(x)) } where rank(x) == 4
+           replacement { return x } }
+rule other_op { pattern(x) { return relu(tanh(x)) } replacement { return x } }
+rule sum1 { pattern(x, y) { return add(x, y) } where rank(x) == 5 replacement { return x } }
+rule sum2 { pattern(x, y) { return add(x, y) } where rank(x) == 6 replacement { return y } }
+)");
+  CompiledRules compiled(rules);
+  CHECK(compiled.binding_leader(0) == 0);
+  CHECK(compiled.binding_leader(1) == 0);
+  CHECK(compiled.binding_leader(2) == 0);
+  CHECK(compiled.shares_binding(0));
+  CHECK(compiled.binding_leader(3) == 3);  // another op
+  CHECK_FALSE(compiled.shares_binding(3));
+  // add is commutative: a failing condition may hold with the operands swapped, so each rule
+  // binds on its own.
+  CHECK(compiled.binding_leader(5) == 5);
+  CHECK_FALSE(compiled.shares_binding(4));
+
+  Model m = model_from_nodes(join({input("x", "[2, 3]"), call("s", "sigmoid", ref("x")),
+                                   call("r", "relu", ref("s")), output({"r"})}));
+  Rewritten r = rewrite(*m.graph, rules);
+  INFO(r.diagnostics);
+  CHECK(r.result.ok);
+  CHECK(ops_of(*m.graph) == "exp reshape -> reshape");
+  CHECK(attr_to_string(m.graph->output()->input(0).node->attrs().at(0)) == "[2, 3]");
+  CHECK(r.result.stats[0].candidates == 1);
+  CHECK(r.result.stats[0].matches == 0);
+  CHECK(r.result.stats[1].matches == 1);
+  CHECK(r.result.stats[1].applied == 1);
+  CHECK(r.result.stats[2].matches == 0);
+
+  // The binding itself failing (an interior value used twice is fine for binding, a missing
+  // sigmoid is not) fails every rule of the group.
+  Model t = model_from_nodes(join({input("x", "[2, 3]"), call("s", "tanh", ref("x")),
+                                   call("r", "relu", ref("s")), output({"r"})}));
+  r = rewrite(*t.graph, rules);
+  CHECK(r.result.stats[1].matches == 0);
+  CHECK(r.result.stats[3].applied == 1);
+}
