@@ -130,19 +130,19 @@ std::vector<AttrValue> Graph::default_attrs(const OpSchema& schema) {
 std::unique_ptr<Node> Graph::make_detached_call(const OpSchema& schema, std::vector<Input> inputs,
                                                 std::vector<AttrValue> attrs) {
   auto node = std::make_unique<Node>();
-  reset_detached_call(*node, schema, std::move(inputs), std::move(attrs));
+  reset_detached_call(*node, schema, inputs, attrs);
   return node;
 }
 
-void Graph::reset_detached_call(Node& node, const OpSchema& schema, std::vector<Input> inputs,
-                                std::vector<AttrValue> attrs) {
+void Graph::reset_detached_call(Node& node, const OpSchema& schema, std::vector<Input>& inputs,
+                                std::vector<AttrValue>& attrs) {
   GRAFT_CHECK(attrs.size() == schema.attrs.size()) << schema.name << ": attrs not bound";
   GRAFT_CHECK(node.prev_ == nullptr && node.next_ == nullptr) << "reset of a graph node";
   node.kind_ = NodeKind::kCallFunction;
   node.schema_ = &schema;
   node.target_ = schema.name;
-  node.inputs_ = std::move(inputs);
-  node.attrs_ = std::move(attrs);
+  node.inputs_.swap(inputs);
+  node.attrs_.swap(attrs);
   node.meta_.type.reset();
 }
 

@@ -176,8 +176,10 @@ class Graph {
   static std::unique_ptr<Node> make_detached_constant(TensorType type);
   /// Turn a detached node (from the two above) into another detached call or constant, reusing
   /// its storage: the rewrite driver folds a handful of ops per match, millions per run.
-  static void reset_detached_call(Node& node, const OpSchema& schema, std::vector<Input> inputs,
-                                  std::vector<AttrValue> attrs);
+  /// `inputs` and `attrs` are swapped in: the caller gets the node's previous vectors back, to
+  /// refill without allocating.
+  static void reset_detached_call(Node& node, const OpSchema& schema, std::vector<Input>& inputs,
+                                  std::vector<AttrValue>& attrs);
   static void reset_detached_constant(Node& node, TensorType type);
 
   void set_insert_point(Node* before) { insert_before_ = before; }

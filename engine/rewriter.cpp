@@ -484,10 +484,15 @@ class Driver {
                            "), applied at '" + m.anchor(rule)->name() + "': " + message);
       return std::nullopt;
     };
-    std::vector<Input> inputs;
+    // Scratch vectors kept across ops and matches: a fold swaps them with its scratch node's,
+    // so folding allocates no operand or attribute lists.
+    std::vector<Input>& inputs = op_inputs_;
+    inputs.clear();
     inputs.reserve(op.operands.size());
     for (const ReplValue& v : op.operands) inputs.push_back(resolve(m, v, results));
-    std::vector<AttrValue> attrs = Graph::default_attrs(*op.schema);
+    std::vector<AttrValue>& attrs = op_attrs_;
+    attrs.resize(op.schema->attrs.size());
+    for (size_t a = 0; a < attrs.size(); ++a) attrs[a] = op.schema->attrs[a].default_value;
     for (size_t a = 0; a < op.attrs.size() && a < attrs.size(); ++a) {
       const ReplValue& v = op.attrs[a];
       if (v.kind == ReplValue::Kind::kNone) continue;
@@ -501,7 +506,7 @@ class Driver {
     for (const Input& in : inputs) {
       if (in.is_node() && !in.node->is(NodeKind::kGetAttr)) non_constant = in.node;
     }
-    if (non_constant == nullptr && options_.fold) return fold(op, std::move(inputs), std::move(attrs), error);
+    if (non_constant == nullptr && options_.fold) return fold(op, error);
     if (op.must_fold) {
       if (!options_.fold) return error("fold(...) needs constant folding, which is not enabled");
       return error("fold(...) is not constant here: '" + non_constant->name() + "' is not a constant");
@@ -536,6 +541,8 @@ class Driver {
     }
     graph_.set_insert_point(position);
     std::string hint = op.name.empty() ? op.schema->name : op.name;
+    // The node takes the scratch vectors over (the next op allocates new ones, as it must for a
+    // node that lives on).
     Node* node = graph_.add_call(*op.schema, std::move(inputs), std::move(attrs), hint);
     graph_.set_insert_point(nullptr);
     created->push_back(node);
@@ -554,13 +561,13 @@ class Driver {
 
   /// Evaluates a replacement op over constants without adding it to the graph: the result is a
   /// detached constant, materialised only if a graph op or a result reads it.
+  /// The op's operands and attributes are in op_inputs_ and op_attrs_.
   template <typename ErrorFn>
-  std::optional<Input> fold(const ReplOp& op, std::vector<Input> inputs, std::vector<AttrValue> attrs,
-                            ErrorFn& error) {
+  std::optional<Input> fold(const ReplOp& op, ErrorFn& error) {
     if (fold_call_ == nullptr) {
-      fold_call_ = Graph::make_detached_call(*op.schema, std::move(inputs), std::move(attrs));
+      fold_call_ = Graph::make_detached_call(*op.schema, op_inputs_, op_attrs_);
     } else {
-      Graph::reset_detached_call(*fold_call_, *op.schema, std::move(inputs), std::move(attrs));
+      Graph::reset_detached_call(*fold_call_, *op.schema, op_inputs_, op_attrs_);
     }
     Node* call = fold_call_.get();
     std::string err;
@@ -705,6 +712,8 @@ class Driver {
   Matcher matcher_;
   RewriteResult result_;
   std::deque<Folded> folded_;  // a deque: Folded* stay valid while it grows
+  std::vector<Input> op_inputs_;     // build_op's scratch
+  std::vector<AttrValue> op_attrs_;  // build_op's scratch
   size_t folded_count_ = 0;    // the current match's entries; later ones are kept for reuse
   std::unique_ptr<Node> fold_call_;  // the detached op being folded, reused
   std::vector<const ConstantTensor*> fold_operands_;  // its operands' values, reused
