@@ -29,6 +29,7 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <ctime>
+#include <sys/resource.h>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -66,6 +67,14 @@ double thread_cpu_seconds() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+/// Minor page faults of this thread so far: first touches of fresh memory, which on a
+/// million-node graph cost as much as the rewriting itself.
+int64_t thread_page_faults() {
+  rusage usage{};
+  getrusage(RUSAGE_THREAD, &usage);
+  return usage.ru_minflt;
 }
 
 // ** the graph **
@@ -264,6 +273,7 @@ struct Run {
   double cpu_seconds = 0;  // thread CPU time, best run
   uint64_t applied = 0;
   int64_t nodes_after = 0;
+  int64_t page_faults = 0;  // during rewrite_graph, best run
   // --breakdown: one extra (untimed-for-the-table) run, split by where the time goes.
   double label_seconds = -1;  // Matcher::label_all alone on a fresh graph
   double rule_seconds = -1;   // sum of RuleStats::seconds: match_at + validate + apply
@@ -311,9 +321,11 @@ Run run_one(const std::string& mode, int64_t size, const CompiledSet& set, int r
     DiagnosticEngine diags;
     auto start = Clock::now();
     double cpu_start = thread_cpu_seconds();
+    int64_t faults_start = thread_page_faults();
     RewriteResult result = rewrite_graph(*g, *set.compiled, options, diags);
     double s = seconds_since(start);
     double cpu = thread_cpu_seconds() - cpu_start;
+    int64_t faults = thread_page_faults() - faults_start;
     if (!result.ok || diags.has_errors()) {
       diags.render(std::cerr);
       throw std::runtime_error("rewrite_graph failed");
@@ -327,7 +339,10 @@ Run run_one(const std::string& mode, int64_t size, const CompiledSet& set, int r
       throw std::runtime_error(fmt::format("expected {} rewrites by fuse_conv_bn, got {}", blocks,
                                            result.applied.size()));
     }
-    if (r == 0 || s < run.seconds) run.seconds = s;
+    if (r == 0 || s < run.seconds) {
+      run.seconds = s;
+      run.page_faults = faults;
+    }
     if (r == 0 || cpu < run.cpu_seconds) run.cpu_seconds = cpu;
     run.applied = result.applied.size();
     run.nodes_after = static_cast<int64_t>(g->size());
@@ -380,14 +395,14 @@ void print_table(const std::vector<Run>& runs, const std::map<int, CompiledSet>&
                count, set.load_seconds * 1e3, set.compile_seconds * 1e3, set.compiled->class_count());
   }
   fmt::print("\nrewrite_graph, one thread, best of {}:\n", opts.repeat);
-  fmt::print("{:<7} {:>9} {:>6} {:>10} {:>10} {:>12} {:>9} {:>9} {:>12}\n", "mode", "nodes", "rules",
-             "seconds", "cpu s", "nodes/s", "rewrites", "after", "t(N)/t(1)");
+  fmt::print("{:<7} {:>9} {:>6} {:>10} {:>10} {:>12} {:>9} {:>9} {:>12} {:>12}\n", "mode", "nodes",
+             "rules", "seconds", "cpu s", "nodes/s", "rewrites", "after", "t(N)/t(1)", "page faults");
   for (const Run& r : runs) {
     const Run* one = find_run(runs, r.mode, r.nodes, 1);
     std::string ratio = one ? fmt::format("{:.2f}", r.seconds / one->seconds) : "-";
-    fmt::print("{:<7} {:>9} {:>6} {:>10.4f} {:>10.4f} {:>12.0f} {:>9} {:>9} {:>12}\n", r.mode, r.nodes,
-               r.rules, r.seconds, r.cpu_seconds, static_cast<double>(r.nodes) / r.seconds, r.applied,
-               r.nodes_after, ratio);
+    fmt::print("{:<7} {:>9} {:>6} {:>10.4f} {:>10.4f} {:>12.0f} {:>9} {:>9} {:>12} {:>12}\n", r.mode,
+               r.nodes, r.rules, r.seconds, r.cpu_seconds, static_cast<double>(r.nodes) / r.seconds,
+               r.applied, r.nodes_after, ratio, r.page_faults);
   }
   if (!opts.breakdown) return;
   fmt::print("\nbreakdown (one extra run each; label_all measured alone on a fresh graph):\n");
@@ -413,7 +428,8 @@ void print_json(const std::vector<Run>& runs, const std::map<int, CompiledSet>& 
                         {"rules", r.rules},     {"seconds", r.seconds},
                         {"cpu_seconds", r.cpu_seconds},
                         {"nodes_per_s", static_cast<double>(r.nodes) / r.seconds},
-                        {"rewrites", r.applied}, {"nodes_after", r.nodes_after}};
+                        {"rewrites", r.applied}, {"nodes_after", r.nodes_after},
+                        {"page_faults", r.page_faults}};
     if (one) j["ratio_to_1_rule"] = r.seconds / one->seconds;
     if (r.label_seconds >= 0) {
       j["label_seconds"] = r.label_seconds;

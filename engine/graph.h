@@ -190,7 +190,9 @@ class Graph {
   void set_attr(Node* node, std::string_view name, AttrValue value);
   /// Points every use of `old_node` at `replacement`; returns the number of uses moved.
   size_t replace_all_uses_with(Node* old_node, Node* replacement);
-  /// Unlinks `node`, which must have no users, and drops its uses of its inputs.
+  /// Unlinks `node`, which must have no users, and drops its uses of its inputs. The node's
+  /// operand, user and attribute lists are released at once; its kind, name, target and meta
+  /// stay readable until compact().
   void erase(Node* node);
   /// Erases every node without users that is not the output or a placeholder, transitively.
   size_t erase_dead_nodes();

@@ -46,6 +46,14 @@ TEST_CASE("graph keeps user lists consistent through replace and erase", "[engin
   CHECK(g.size() == 4);
   CHECK(lint(g));
   CHECK(g.find(a->name()) == nullptr);
+  // An erased node's lists are released at once (new nodes reuse the memory); what identifies
+  // it stays readable until compact().
+  CHECK(a->is_dead());
+  CHECK(a->inputs().empty());
+  CHECK(a->inputs().capacity() == 0);
+  CHECK(x->users().size() == 1);  // a's use of x is gone, c's stays
+  CHECK(a->name() == "relu");
+  CHECK(a->target() == "relu");
 }
 
 TEST_CASE("graph names are unique and readable", "[engine][graph]") {
