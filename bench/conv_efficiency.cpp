@@ -18,19 +18,19 @@
 // same kernel with the weights coming from memory, as they do inside a model at batch 1. The
 // ratio against the cache-hot run is the figure the bar is judged on; the one against
 // the weights-cold run is a diagnostic.
+#include <immintrin.h>
+
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <oneapi/dnnl/dnnl.hpp>
 #include <string>
 #include <unordered_map>
 #include <vector>
-
-#include <CLI/CLI.hpp>
-#include <immintrin.h>
-#include <nlohmann/json.hpp>
-#include <oneapi/dnnl/dnnl.hpp>
 
 #include "engine/model_json.h"
 #include "runtime/concretize.h"
@@ -305,12 +305,18 @@ int run(const Flags& flags) {
     graft_ms += ms;
     alone_ms += alone;
     cold_ms += cold;
-    nlohmann::json j = {{"node", step.name},         {"shape", c.describe()},
-                        {"graft_impl", step.impl},   {"graft_layout", step.layout},
-                        {"graft_ms", ms},            {"gflops_graft", f / ms / 1e6},
-                        {"standalone_impl", row.alone->impl}, {"standalone_ms", alone},
-                        {"gflops_standalone", f / alone / 1e6}, {"ratio", alone / ms},
-                        {"standalone_cold_weights_ms", cold}, {"ratio_cold_weights", cold / ms}};
+    nlohmann::json j = {{"node", step.name},
+                        {"shape", c.describe()},
+                        {"graft_impl", step.impl},
+                        {"graft_layout", step.layout},
+                        {"graft_ms", ms},
+                        {"gflops_graft", f / ms / 1e6},
+                        {"standalone_impl", row.alone->impl},
+                        {"standalone_ms", alone},
+                        {"gflops_standalone", f / alone / 1e6},
+                        {"ratio", alone / ms},
+                        {"standalone_cold_weights_ms", cold},
+                        {"ratio_cold_weights", cold / ms}};
     std::string direct_note;
     if (row.direct) {
       const double direct = median(row.direct->times);
@@ -319,10 +325,11 @@ int run(const Flags& flags) {
     }
     convs.push_back(j);
     if (!flags.json) {
-      std::printf("%-28s %-26s %-22.22s %8.3f %7.1f  %-22.22s %8.3f %7.1f %5.0f%% %9.3f %5.0f%%%s\n",
-                  step.name.c_str(), c.describe().c_str(), step.impl.c_str(), ms, f / ms / 1e6,
-                  row.alone->impl.c_str(), alone, f / alone / 1e6, 100.0 * alone / ms, cold,
-                  100.0 * cold / ms, direct_note.c_str());
+      std::printf(
+          "%-28s %-26s %-22.22s %8.3f %7.1f  %-22.22s %8.3f %7.1f %5.0f%% %9.3f %5.0f%%%s\n",
+          step.name.c_str(), c.describe().c_str(), step.impl.c_str(), ms, f / ms / 1e6,
+          row.alone->impl.c_str(), alone, f / alone / 1e6, 100.0 * alone / ms, cold,
+          100.0 * cold / ms, direct_note.c_str());
     }
   }
   const double run_p50 = median(run_ms);
@@ -348,9 +355,10 @@ int run(const Flags& flags) {
                 "graft at %.0f%% of standalone\n",
                 convs.size(), graft_ms, flops / graft_ms / 1e6, alone_ms, flops / alone_ms / 1e6,
                 100.0 * alone_ms / graft_ms);
-    std::printf("standalone with the weights flushed from the caches before each run: %.2f ms; "
-                "graft at %.0f%% of that\n",
-                cold_ms, 100.0 * cold_ms / graft_ms);
+    std::printf(
+        "standalone with the weights flushed from the caches before each run: %.2f ms; "
+        "graft at %.0f%% of that\n",
+        cold_ms, 100.0 * cold_ms / graft_ms);
     std::printf("convolutions are %.0f%% of the step time (%.2f ms; a whole profiled run %.2f ms)\n",
                 100.0 * graft_ms / all_steps_ms, all_steps_ms, run_p50);
   }

@@ -25,11 +25,11 @@
 //                           [--mode fold|nofold|both] [--repeat 3] [--breakdown] [--json]
 // bench/rewrite_bench.py runs it next to torch.fx.
 #include <fmt/format.h>
+#include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <ctime>
-#include <sys/resource.h>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -396,13 +396,15 @@ void print_table(const std::vector<Run>& runs, const std::map<int, CompiledSet>&
   }
   fmt::print("\nrewrite_graph, one thread, best of {}:\n", opts.repeat);
   fmt::print("{:<7} {:>9} {:>6} {:>10} {:>10} {:>12} {:>9} {:>9} {:>12} {:>12}\n", "mode", "nodes",
-             "rules", "seconds", "cpu s", "nodes/s", "rewrites", "after", "t(N)/t(1)", "page faults");
+             "rules", "seconds", "cpu s", "nodes/s", "rewrites", "after", "t(N)/t(1)",
+             "page faults");
   for (const Run& r : runs) {
     const Run* one = find_run(runs, r.mode, r.nodes, 1);
     std::string ratio = one ? fmt::format("{:.2f}", r.seconds / one->seconds) : "-";
-    fmt::print("{:<7} {:>9} {:>6} {:>10.4f} {:>10.4f} {:>12.0f} {:>9} {:>9} {:>12} {:>12}\n", r.mode,
-               r.nodes, r.rules, r.seconds, r.cpu_seconds, static_cast<double>(r.nodes) / r.seconds,
-               r.applied, r.nodes_after, ratio, r.page_faults);
+    fmt::print("{:<7} {:>9} {:>6} {:>10.4f} {:>10.4f} {:>12.0f} {:>9} {:>9} {:>12} {:>12}\n",
+               r.mode, r.nodes, r.rules, r.seconds, r.cpu_seconds,
+               static_cast<double>(r.nodes) / r.seconds, r.applied, r.nodes_after, ratio,
+               r.page_faults);
   }
   if (!opts.breakdown) return;
   fmt::print("\nbreakdown (one extra run each; label_all measured alone on a fresh graph):\n");
@@ -424,11 +426,14 @@ void print_json(const std::vector<Run>& runs, const std::map<int, CompiledSet>& 
   out["runs"] = nlohmann::json::array();
   for (const Run& r : runs) {
     const Run* one = find_run(runs, r.mode, r.nodes, 1);
-    nlohmann::json j = {{"mode", r.mode},       {"nodes", r.nodes},
-                        {"rules", r.rules},     {"seconds", r.seconds},
+    nlohmann::json j = {{"mode", r.mode},
+                        {"nodes", r.nodes},
+                        {"rules", r.rules},
+                        {"seconds", r.seconds},
                         {"cpu_seconds", r.cpu_seconds},
                         {"nodes_per_s", static_cast<double>(r.nodes) / r.seconds},
-                        {"rewrites", r.applied}, {"nodes_after", r.nodes_after},
+                        {"rewrites", r.applied},
+                        {"nodes_after", r.nodes_after},
                         {"page_faults", r.page_faults}};
     if (one) j["ratio_to_1_rule"] = r.seconds / one->seconds;
     if (r.label_seconds >= 0) {

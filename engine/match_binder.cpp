@@ -45,7 +45,10 @@ class Binder {
   /// `where` clauses to the caller — only for rules that bind one way (binding_leader).
   Binder(const Rule& rule, const CompiledRules& compiled, uint32_t rule_index,
          const std::function<bool(const Node*, uint32_t)>& has_class, bool with_conditions)
-      : rule_(rule), compiled_(compiled), rule_index_(rule_index), has_class_(has_class),
+      : rule_(rule),
+        compiled_(compiled),
+        rule_index_(rule_index),
+        has_class_(has_class),
         with_conditions_(with_conditions) {}
 
   std::optional<Binding> run(Node* anchor, std::string* why) {
@@ -122,8 +125,8 @@ class Binder {
       return false;
     }
     std::string reason;  // only when explaining: building it costs more than the check
-    if (with_conditions_ && !conditions_hold(rule_, b.nodes, b.vars, b.attr_vars, why_ != nullptr ? &reason : nullptr,
-                         &b.symbols)) {
+    if (with_conditions_ && !conditions_hold(rule_, b.nodes, b.vars, b.attr_vars,
+                                             why_ != nullptr ? &reason : nullptr, &b.symbols)) {
       fail([&] { return reason; });
       return false;
     }
@@ -343,7 +346,8 @@ std::optional<Match> Matcher::AnchorMatches::match(uint32_t rule) {
   const CompiledRules& compiled = matcher_.compiled_;
   if (!compiled.shares_binding(rule)) return matcher_.match_at(rule, anchor_);
   uint32_t leader = compiled.binding_leader(rule);
-  auto it = std::find_if(bound_.begin(), bound_.end(), [&](const Bound& b) { return b.leader == leader; });
+  auto it = std::find_if(bound_.begin(), bound_.end(),
+                         [&](const Bound& b) { return b.leader == leader; });
   if (it == bound_.end()) {
     bound_.push_back({leader, matcher_.bind(leader, anchor_, /*with_conditions=*/false, nullptr)});
     it = bound_.end() - 1;
