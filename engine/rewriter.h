@@ -49,7 +49,10 @@ struct RuleStats {
   uint64_t candidates = 0;  // anchors whose state had the rule
   uint64_t matches = 0;     // full matches (structure, attributes, conditions)
   uint64_t applied = 0;     // matches rewritten
-  double seconds = 0;       // matching and rewriting time spent on the rule
+  /// Matching and rewriting time spent on the rule. Rules that share a binding (they differ
+  /// only in `where`, CompiledRules::binding_leader) are bound once per anchor, and that
+  /// binding is charged to the first of them tried there.
+  double seconds = 0;
 };
 
 struct AppliedRewrite {
