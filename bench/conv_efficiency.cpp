@@ -116,36 +116,30 @@ struct Standalone {
   std::vector<double> times;       // every timed run, over all rounds
   std::vector<double> cold_times;  // the same, each run with the weights flushed first
 
-  /// One warm-up run (the buffers come back into the caches), then `iters` timed runs.
-  void time_round(int iters) {
+  /// One warm-up run (the buffers come back into the caches), then `iters` timed runs, into
+  /// `times` — or, with `cold_weights`, each after flushing the weights and bias from the
+  /// caches (untimed), into `cold_times`.
+  void time_round(int iters, bool cold_weights) {
     conv.execute(strm, args);
     strm.wait();
     for (int i = 0; i < iters; ++i) {
+      if (cold_weights) flush_weights();
       auto t = Clock::now();
       conv.execute(strm, args);
       strm.wait();
-      times.push_back(ms_since(t));
+      (cold_weights ? cold_times : times).push_back(ms_since(t));
     }
   }
 
-  /// `iters` timed runs, each after flushing the weights and bias from the caches (untimed).
-  void time_cold_round(int iters) {
-    conv.execute(strm, args);
-    strm.wait();
-    for (int i = 0; i < iters; ++i) {
-      for (int arg : {DNNL_ARG_WEIGHTS, DNNL_ARG_BIAS}) {
-        auto it = args.find(arg);
-        if (it == args.end()) continue;
-        const auto* p = static_cast<const char*>(it->second.get_data_handle());
-        const size_t bytes = it->second.get_desc().get_size();
-        for (size_t off = 0; off < bytes; off += 64) _mm_clflush(p + off);
-      }
-      _mm_mfence();
-      auto t = Clock::now();
-      conv.execute(strm, args);
-      strm.wait();
-      cold_times.push_back(ms_since(t));
+  void flush_weights() const {
+    for (int arg : {DNNL_ARG_WEIGHTS, DNNL_ARG_BIAS}) {
+      auto it = args.find(arg);
+      if (it == args.end()) continue;
+      const auto* p = static_cast<const char*>(it->second.get_data_handle());
+      const size_t bytes = it->second.get_desc().get_size();
+      for (size_t off = 0; off < bytes; off += 64) _mm_clflush(p + off);
     }
+    _mm_mfence();
   }
 };
 
@@ -280,9 +274,9 @@ int run(const Flags& flags) {
       for (size_t s = 0; s < nsteps; ++s) per_step[s].push_back(step_ms[s]);
     }
     for (ConvRow& row : rows) {
-      row.alone->time_round(runs);
-      row.alone->time_cold_round(runs);
-      if (row.direct) row.direct->time_round(runs);
+      row.alone->time_round(runs, /*cold_weights=*/false);
+      row.alone->time_round(runs, /*cold_weights=*/true);
+      if (row.direct) row.direct->time_round(runs, /*cold_weights=*/false);
     }
   }
 

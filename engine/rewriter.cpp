@@ -492,8 +492,7 @@ class Driver {
     inputs.reserve(op.operands.size());
     for (const ReplValue& v : op.operands) inputs.push_back(resolve(m, v, results));
     std::vector<AttrValue>& attrs = op_attrs_;
-    attrs.resize(op.schema->attrs.size());
-    for (size_t a = 0; a < attrs.size(); ++a) attrs[a] = op.schema->attrs[a].default_value;
+    Graph::assign_default_attrs(*op.schema, attrs);
     for (size_t a = 0; a < op.attrs.size() && a < attrs.size(); ++a) {
       const ReplValue& v = op.attrs[a];
       if (v.kind == ReplValue::Kind::kNone) continue;
