@@ -1,9 +1,20 @@
 // Constant tensor helpers.
 #include "engine/constants.h"
 
+#include <atomic>
 #include <cstring>
 
 namespace graft {
+namespace {
+
+// Process-wide, so that a reference made against one store never matches an entry of a store
+// assigned over it later.
+uint64_t next_stamp() {
+  static std::atomic<uint64_t> last{0};
+  return last.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+}  // namespace
 
 ConstantTensor ConstantTensor::owned(DType dtype, Shape shape, std::vector<std::byte> bytes) {
   auto buffer = std::make_shared<std::vector<std::byte>>(std::move(bytes));
@@ -36,6 +47,16 @@ const ConstantTensor* ConstantStore::find(std::string_view name) const {
   return e == nullptr ? nullptr : &e->tensor;
 }
 
+const ConstantTensor* ConstantStore::find(std::string_view name, ConstantRef& ref) const {
+  if (ref.stamp != 0 && ref.slot < entries_.size() && entries_[ref.slot].stamp == ref.stamp) {
+    return &entries_[ref.slot].tensor;
+  }
+  const Entry* e = index_.find(name);
+  if (e == nullptr) return nullptr;
+  ref = {static_cast<uint32_t>(e->slot), e->stamp};
+  return &e->tensor;
+}
+
 void ConstantStore::set(const std::string& name, ConstantTensor tensor) {
   if (Entry* e = index_.find(name)) {
     e->tensor = std::move(tensor);
@@ -51,6 +72,7 @@ void ConstantStore::set(const std::string& name, ConstantTensor tensor) {
   }
   e->key = name;
   e->tensor = std::move(tensor);
+  e->stamp = next_stamp();
   e->live = true;
   index_.insert_or_assign(e);
 }
@@ -60,6 +82,7 @@ bool ConstantStore::erase(std::string_view name) {
   if (e == nullptr) return false;
   index_.erase(name);
   e->live = false;
+  e->stamp = 0;
   free_.push_back(e->slot);
   e->key.clear();
   e->tensor = ConstantTensor{};  // drops the bytes now

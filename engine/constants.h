@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <memory>
 #include <string>
@@ -30,6 +31,16 @@ struct ConstantTensor {
   static ConstantTensor from_floats(Shape shape, const std::vector<float>& values);
 };
 
+/// Where a named constant sits in a ConstantStore, remembered by its get_attr node so that
+/// reading the tensor skips the by-name lookup: on a big graph that lookup is three cache misses
+/// (hash slot, entry, the name's characters), and the rewrite driver reads every constant it
+/// folds. A stale reference (the constant erased or renamed, the store replaced) is detected by
+/// its stamp — unique in the process, never reused — and is never followed.
+struct ConstantRef {
+  uint32_t slot = 0;
+  uint64_t stamp = 0;  // 0: refers to nothing
+};
+
 /// Name -> tensor. Unordered (rewrites add a constant per fold, and lookups by long, similar
 /// names are hot); whoever needs an order sorts — the saver writes tensors sorted by name.
 /// Entries live in a deque (stable addresses, allocated in chunks, erased slots reused) indexed
@@ -41,8 +52,9 @@ class ConstantStore {
   struct Entry {
     std::string key;
     ConstantTensor tensor;
-    size_t slot = 0;    // its place in entries_
-    bool live = false;  // false once erased (the slot waits for reuse)
+    size_t slot = 0;     // its place in entries_
+    uint64_t stamp = 0;  // ConstantRef's check: new for every name stored, 0 once erased
+    bool live = false;   // false once erased (the slot waits for reuse)
     const std::string& name() const { return key; }
   };
 
@@ -83,6 +95,8 @@ class ConstantStore {
   ConstantStore& operator=(ConstantStore&&) = default;
 
   const ConstantTensor* find(std::string_view name) const;
+  /// The same, through `ref` when it is current; otherwise by name, and `ref` is updated.
+  const ConstantTensor* find(std::string_view name, ConstantRef& ref) const;
   void set(const std::string& name, ConstantTensor tensor);
   bool erase(std::string_view name);
   bool contains(std::string_view name) const { return index_.find(name) != nullptr; }

@@ -76,7 +76,7 @@ Node* Graph::add_get_attr(std::string_view name, std::string_view target,
   Node* node = create(NodeKind::kGetAttr, name, std::string(target));
   if (type) {
     node->meta_.type = std::move(type);
-  } else if (const ConstantTensor* t = constants_.find(node->target_)) {
+  } else if (const ConstantTensor* t = constant(*node)) {
     node->meta_.type = t->type();
   }
   link_before(node, insert_before_ ? insert_before_ : output_);

@@ -112,6 +112,7 @@ class Node {
   std::string name_;
   std::string target_;
   NodeMeta meta_;
+  mutable ConstantRef constant_;  // get_attr: where its tensor is (Graph::constant)
 };
 
 /// Iterates the live nodes of a graph in order.
@@ -229,6 +230,12 @@ class Graph {
   static void sort_in_order(std::vector<Node*>& nodes);
   /// `base` if no node has that name, otherwise `base_1`, `base_2`, …
   std::string unique_name(std::string_view base) const;
+
+  /// The tensor get_attr `node` reads; nullptr when the store has none by its target. Prefer
+  /// this to constants().find(node.target()): the node remembers where its tensor is.
+  const ConstantTensor* constant(const Node& node) const {
+    return constants_.find(node.target_, node.constant_);
+  }
 
   ConstantStore& constants() { return constants_; }
   const ConstantStore& constants() const { return constants_; }

@@ -112,7 +112,7 @@ std::map<std::string, ConstantTensor> referenced_constants(const Graph& graph) {
   std::map<std::string, ConstantTensor> used;
   for (const Node* node : graph.nodes()) {
     if (!node->is(NodeKind::kGetAttr)) continue;
-    if (const ConstantTensor* t = graph.constants().find(node->target())) {
+    if (const ConstantTensor* t = graph.constant(*node)) {
       used.emplace(node->target(), *t);
     }
   }

@@ -580,7 +580,7 @@ class Driver {
       const ConstantTensor* t = nullptr;
       if (in.is_node()) {
         Folded* f = folded_of(in.node);
-        t = f != nullptr ? &f->value : graph_.constants().find(in.node->target());
+        t = f != nullptr ? &f->value : graph_.constant(*in.node);
       }
       operands.push_back(t);
     }

@@ -131,7 +131,7 @@ std::optional<Operand> Compiler::operand_of(const Node& node, const Input& input
   o.kind = Operand::Kind::kTensor;
   o.type = *p.type();
   if (p.is(NodeKind::kGetAttr)) {
-    o.constant = graph_->constants().find(p.target());
+    o.constant = graph_->constant(p);
     o.md = plain_md(o.type.shape);
   } else {
     o.md = values_[static_cast<size_t>(node_values_[p.id()])].md;
@@ -173,7 +173,7 @@ int Compiler::value_of(const Node& producer) {
   if (v >= 0) return v;
   // Constants become values on first use at run time (a kernel reading them as data).
   GRAFT_CHECK(producer.is(NodeKind::kGetAttr)) << "no value for " << producer.name();
-  const ConstantTensor* c = graph_->constants().find(producer.target());
+  const ConstantTensor* c = graph_->constant(producer);
   runtime_constants_.insert(producer.target());
   Buffer b{Buffer::Kind::kConstant, c->nbytes, -1, const_cast<std::byte*>(c->data)};
   v = new_value(plain_md(c->shape), new_buffer(b));

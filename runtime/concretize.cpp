@@ -97,7 +97,7 @@ class Concretizer {
   }
 
   bool resolve_constant(const Graph& graph, Node& n) {
-    const ConstantTensor* c = graph.constants().find(n.target());
+    const ConstantTensor* c = graph.constant(n);
     if (c == nullptr) {
       return fail("node '" + n.name() + "' refers to the missing constant '" + n.target() + "'");
     }

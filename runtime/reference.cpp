@@ -346,7 +346,7 @@ std::optional<std::vector<Tensor>> run_reference(const Graph& graph,
         values[n->id()] = inputs[next_input++];
         break;
       case NodeKind::kGetAttr: {
-        const ConstantTensor* c = g->constants().find(n->target());
+        const ConstantTensor* c = g->constant(*n);
         values[n->id()] = Tensor::borrow(c->dtype, c->shape, const_cast<std::byte*>(c->data));
         break;
       }

@@ -62,3 +62,37 @@ TEST_CASE("a copied constant store is independent of the original", "[engine][co
   CHECK(contents(moved) == reference);
   CHECK(moved.find(reference.rbegin()->first) != nullptr);
 }
+
+TEST_CASE("a constant reference is followed only while it is current", "[engine][constants]") {
+  ConstantStore store;
+  store.set("w", tensor_of(1));
+  store.set("b", tensor_of(2));
+  ConstantRef ref;
+  REQUIRE(store.find("w", ref) != nullptr);
+  CHECK(ref.stamp != 0);
+  const ConstantRef first = ref;
+  // Current: the same entry, also after its tensor is replaced under the same name.
+  store.set("w", tensor_of(3));
+  REQUIRE(store.find("w", ref) != nullptr);
+  CHECK(store.find("w", ref)->f32()[0] == 3);
+  CHECK(ref.stamp == first.stamp);
+  // Erased: not followed, even once another name takes the slot.
+  store.erase("w");
+  CHECK(store.find("w", ref) == nullptr);
+  store.set("x", tensor_of(4));
+  CHECK(store.find("w", ref) == nullptr);
+  // Stored again: found by name, and the reference moves on.
+  store.set("w", tensor_of(5));
+  REQUIRE(store.find("w", ref) != nullptr);
+  CHECK(store.find("w", ref)->f32()[0] == 5);
+  CHECK(ref.stamp != first.stamp);
+  // A store assigned over this one: its entries are new, the old reference is not followed.
+  ConstantStore other;
+  other.set("w", tensor_of(6));
+  other.set("b", tensor_of(7));
+  const ConstantRef before = ref;
+  store = other;
+  REQUIRE(store.find("w", ref) != nullptr);
+  CHECK(store.find("w", ref)->f32()[0] == 6);
+  CHECK(ref.stamp != before.stamp);
+}

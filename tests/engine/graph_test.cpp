@@ -134,6 +134,31 @@ TEST_CASE("clone is deep and lints clean", "[engine][graph]") {
   CHECK(lint(*copy));
 }
 
+TEST_CASE("a get_attr node reads its constant through renames, replacements and clones",
+          "[engine][graph]") {
+  Graph g;
+  g.constants().set("conv.weight", ConstantTensor::from_floats({2}, {1, 2}));
+  Node* w = g.add_get_attr("conv_weight", "conv.weight");
+  REQUIRE(g.constant(*w) != nullptr);
+  CHECK(g.constant(*w)->f32()[1] == 2);
+  g.constants().set("conv.weight", ConstantTensor::from_floats({2}, {3, 4}));  // replaced
+  CHECK(g.constant(*w)->f32()[1] == 4);
+  CHECK(g.rename_constant(w, "fused.weight") == "fused.weight");
+  REQUIRE(g.constant(*w) != nullptr);
+  CHECK(g.constant(*w)->f32()[1] == 4);
+  CHECK(g.constants().find("conv.weight") == nullptr);
+  // The old name, stored again for another tensor, is not what the node reads.
+  g.constants().set("conv.weight", ConstantTensor::from_floats({1}, {9}));
+  CHECK(g.constant(*w)->numel() == 2);
+  std::unique_ptr<Graph> copy = g.clone();
+  const ConstantTensor* copied = copy->constant(*copy->find("conv_weight"));
+  REQUIRE(copied != nullptr);
+  CHECK(copied->f32()[1] == 4);
+  g.constants().erase("fused.weight");
+  CHECK(g.constant(*w) == nullptr);
+  CHECK(copy->constant(*copy->find("conv_weight")) == copied);  // the copy is independent
+}
+
 TEST_CASE("verifier reports a use before its definition", "[engine][graph]") {
   Graph g;
   Node* x = g.add_placeholder("x", f32({1}));
