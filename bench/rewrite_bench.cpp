@@ -20,9 +20,11 @@
 //            replacement (bench/rewrite_bench.py), and shows matching + graph surgery cost
 //            without the numeric work.
 //
-// One thread; best of --repeat runs, each on a freshly built graph. Not part of ctest; run
+// One thread; the best of at least --repeat runs, each on a freshly built graph, the rule-set
+// sizes taking turns (more runs for small graphs: see run_size). Not part of ctest; run
 //   build/bin/rewrite_bench [--sizes 10000,100000,1000000] [--rules 1,10,100]
-//                           [--mode fold|nofold|both] [--repeat 3] [--breakdown] [--json]
+//                           [--mode fold|nofold|both] [--repeat 3] [--budget 3] [--breakdown]
+//                           [--json]
 // bench/rewrite_bench.py runs it next to torch.fx.
 #include <fmt/format.h>
 #include <sys/resource.h>
@@ -269,6 +271,7 @@ struct Run {
   std::string mode;
   int64_t nodes = 0;
   int rules = 0;
+  int runs = 0;            // timed runs, the best of which is reported
   double seconds = 0;      // wall clock, best run
   double cpu_seconds = 0;  // thread CPU time, best run
   uint64_t applied = 0;
@@ -286,6 +289,7 @@ struct Options {
   std::vector<int> rule_counts = {1, 10, 100};
   std::string mode = "both";
   int repeat = 3;
+  double budget_seconds = 3;
   bool breakdown = false;
   bool verify = false;
   bool json = false;
@@ -310,62 +314,102 @@ RewriteOptions rewrite_options(const std::string& mode, double* fold_seconds) {
   return options;
 }
 
-Run run_one(const std::string& mode, int64_t size, const CompiledSet& set, int rule_count,
-            const Options& opts, const SharedTensors& tensors) {
-  const int64_t blocks = std::max<int64_t>(1, (size - 2 + 7) / 8);  // at least `size` nodes
-  Run run{mode, 0, rule_count};
+/// One timed rewrite of a freshly built graph.
+struct Sample {
+  double seconds = 0;
+  double cpu_seconds = 0;
+  int64_t page_faults = 0;
+  int64_t nodes = 0;
+  int64_t nodes_after = 0;
+  uint64_t applied = 0;
+};
+
+Sample time_one(const std::string& mode, int64_t blocks, const CompiledSet& set,
+                const Options& opts, const SharedTensors& tensors) {
   RewriteOptions options = rewrite_options(mode, nullptr);
-  for (int r = 0; r < opts.repeat; ++r) {
-    std::unique_ptr<Graph> g = build_graph(blocks, tensors);
-    run.nodes = static_cast<int64_t>(g->size());
-    DiagnosticEngine diags;
-    auto start = Clock::now();
-    double cpu_start = thread_cpu_seconds();
-    int64_t faults_start = thread_page_faults();
-    RewriteResult result = rewrite_graph(*g, *set.compiled, options, diags);
-    double s = seconds_since(start);
-    double cpu = thread_cpu_seconds() - cpu_start;
-    int64_t faults = thread_page_faults() - faults_start;
-    if (!result.ok || diags.has_errors()) {
-      diags.render(std::cerr);
-      throw std::runtime_error("rewrite_graph failed");
-    }
-    if (opts.verify && !verify_graph(*g, diags, "rewritten")) {
-      diags.render(std::cerr);
-      throw std::runtime_error("the rewritten graph does not verify");
-    }
-    // Every block rewritten by fuse_conv_bn and nothing else: the variants must not match.
-    if (result.applied.size() != static_cast<size_t>(blocks) || result.stats[0].applied != result.applied.size()) {
-      throw std::runtime_error(fmt::format("expected {} rewrites by fuse_conv_bn, got {}", blocks,
-                                           result.applied.size()));
-    }
-    if (r == 0 || s < run.seconds) {
-      run.seconds = s;
-      run.page_faults = faults;
-    }
-    if (r == 0 || cpu < run.cpu_seconds) run.cpu_seconds = cpu;
-    run.applied = result.applied.size();
-    run.nodes_after = static_cast<int64_t>(g->size());
-    // Freeing a million nodes takes a while; it is not part of rewriting.
+  std::unique_ptr<Graph> g = build_graph(blocks, tensors);
+  Sample sample;
+  sample.nodes = static_cast<int64_t>(g->size());
+  DiagnosticEngine diags;
+  auto start = Clock::now();
+  double cpu_start = thread_cpu_seconds();
+  int64_t faults_start = thread_page_faults();
+  RewriteResult result = rewrite_graph(*g, *set.compiled, options, diags);
+  sample.seconds = seconds_since(start);
+  sample.cpu_seconds = thread_cpu_seconds() - cpu_start;
+  sample.page_faults = thread_page_faults() - faults_start;
+  if (!result.ok || diags.has_errors()) {
+    diags.render(std::cerr);
+    throw std::runtime_error("rewrite_graph failed");
+  }
+  if (opts.verify && !verify_graph(*g, diags, "rewritten")) {
+    diags.render(std::cerr);
+    throw std::runtime_error("the rewritten graph does not verify");
+  }
+  // Every block rewritten by fuse_conv_bn and nothing else: the variants must not match.
+  if (result.applied.size() != static_cast<size_t>(blocks) ||
+      result.stats[0].applied != result.applied.size()) {
+    throw std::runtime_error(
+        fmt::format("expected {} rewrites by fuse_conv_bn, got {}", blocks, result.applied.size()));
+  }
+  sample.applied = result.applied.size();
+  sample.nodes_after = static_cast<int64_t>(g->size());
+  return sample;  // freeing a million nodes takes a while; it is not part of rewriting
+}
+
+/// Keeps the fastest sample's figures in `run` (CPU time is the fastest of its own).
+void keep_best(Run& run, const Sample& s) {
+  if (run.runs == 0 || s.seconds < run.seconds) {
+    run.seconds = s.seconds;
+    run.page_faults = s.page_faults;
+  }
+  if (run.runs == 0 || s.cpu_seconds < run.cpu_seconds) run.cpu_seconds = s.cpu_seconds;
+  run.nodes = s.nodes;
+  run.nodes_after = s.nodes_after;
+  run.applied = s.applied;
+  ++run.runs;
+}
+
+/// --breakdown: one more run, split by where the time goes.
+void add_breakdown(Run& run, int64_t blocks, const CompiledSet& set, const SharedTensors& tensors) {
+  std::unique_ptr<Graph> g = build_graph(blocks, tensors);
+  Matcher matcher(*set.compiled, *g);
+  auto start = Clock::now();
+  matcher.label_all();
+  run.label_seconds = seconds_since(start);
+  double fold = 0;
+  RewriteOptions timed = rewrite_options(run.mode, &fold);
+  DiagnosticEngine diags;
+  RewriteResult result = rewrite_graph(*g, *set.compiled, timed, diags);
+  run.rule_seconds = 0;
+  for (const RuleStats& s : result.stats) {
+    run.rule_seconds += s.seconds;
+    run.candidates += s.candidates;
+  }
+  run.fold_seconds = run.mode == "fold" ? fold : 0;
+}
+
+/// Every rule-set size on graphs of `size` nodes. The sizes take turns, one run each per round,
+/// so that a change in the shared host's speed falls on all of them rather than on whichever ran
+/// then; rounds go on past --repeat while they fit in --budget seconds (at most kMaxRounds), so
+/// that the best of a small graph's 10 ms runs is a best of dozens.
+std::vector<Run> run_size(const std::string& mode, int64_t size,
+                          const std::map<int, CompiledSet>& sets, const Options& opts,
+                          const SharedTensors& tensors) {
+  constexpr int kMaxRounds = 50;
+  const int64_t blocks = std::max<int64_t>(1, (size - 2 + 7) / 8);  // at least `size` nodes
+  std::vector<Run> runs;
+  for (int count : opts.rule_counts) runs.push_back(Run{mode, 0, count});
+  auto start = Clock::now();
+  for (int round = 0;
+       round < opts.repeat || (round < kMaxRounds && seconds_since(start) < opts.budget_seconds);
+       ++round) {
+    for (Run& run : runs) keep_best(run, time_one(mode, blocks, sets.at(run.rules), opts, tensors));
   }
   if (opts.breakdown) {
-    std::unique_ptr<Graph> g = build_graph(blocks, tensors);
-    Matcher matcher(*set.compiled, *g);
-    auto start = Clock::now();
-    matcher.label_all();
-    run.label_seconds = seconds_since(start);
-    double fold = 0;
-    RewriteOptions timed = rewrite_options(mode, &fold);
-    DiagnosticEngine diags;
-    RewriteResult result = rewrite_graph(*g, *set.compiled, timed, diags);
-    run.rule_seconds = 0;
-    for (const RuleStats& s : result.stats) {
-      run.rule_seconds += s.seconds;
-      run.candidates += s.candidates;
-    }
-    run.fold_seconds = mode == "fold" ? fold : 0;
+    for (Run& run : runs) add_breakdown(run, blocks, sets.at(run.rules), tensors);
   }
-  return run;
+  return runs;
 }
 
 std::vector<int64_t> parse_list(const std::string& text) {
@@ -394,15 +438,15 @@ void print_table(const std::vector<Run>& runs, const std::map<int, CompiledSet>&
     fmt::print("  {:>3} rules: load+check+lower {:8.3f} ms, CompiledRules {:7.3f} ms, {} classes\n",
                count, set.load_seconds * 1e3, set.compile_seconds * 1e3, set.compiled->class_count());
   }
-  fmt::print("\nrewrite_graph, one thread, best of {}:\n", opts.repeat);
-  fmt::print("{:<7} {:>9} {:>6} {:>10} {:>10} {:>12} {:>9} {:>9} {:>12} {:>12}\n", "mode", "nodes",
-             "rules", "seconds", "cpu s", "nodes/s", "rewrites", "after", "t(N)/t(1)",
-             "page faults");
+  fmt::print("\nrewrite_graph, one thread, best of the runs counted:\n");
+  fmt::print("{:<7} {:>9} {:>6} {:>5} {:>10} {:>10} {:>12} {:>9} {:>9} {:>12} {:>12}\n", "mode",
+             "nodes", "rules", "runs", "seconds", "cpu s", "nodes/s", "rewrites", "after",
+             "t(N)/t(1)", "page faults");
   for (const Run& r : runs) {
     const Run* one = find_run(runs, r.mode, r.nodes, 1);
     std::string ratio = one ? fmt::format("{:.2f}", r.seconds / one->seconds) : "-";
-    fmt::print("{:<7} {:>9} {:>6} {:>10.4f} {:>10.4f} {:>12.0f} {:>9} {:>9} {:>12} {:>12}\n",
-               r.mode, r.nodes, r.rules, r.seconds, r.cpu_seconds,
+    fmt::print("{:<7} {:>9} {:>6} {:>5} {:>10.4f} {:>10.4f} {:>12.0f} {:>9} {:>9} {:>12} {:>12}\n",
+               r.mode, r.nodes, r.rules, r.runs, r.seconds, r.cpu_seconds,
                static_cast<double>(r.nodes) / r.seconds, r.applied, r.nodes_after, ratio,
                r.page_faults);
   }
@@ -429,6 +473,7 @@ void print_json(const std::vector<Run>& runs, const std::map<int, CompiledSet>& 
     nlohmann::json j = {{"mode", r.mode},
                         {"nodes", r.nodes},
                         {"rules", r.rules},
+                        {"runs", r.runs},
                         {"seconds", r.seconds},
                         {"cpu_seconds", r.cpu_seconds},
                         {"nodes_per_s", static_cast<double>(r.nodes) / r.seconds},
@@ -456,7 +501,12 @@ int main(int argc, char** argv) {
   app.add_option("--sizes", sizes, "graph sizes in nodes, comma-separated");
   app.add_option("--rules", rules, "rule-set sizes, comma-separated (1 = fuse_conv_bn alone)");
   app.add_option("--mode", opts.mode, "fold, nofold or both")->check(CLI::IsMember({"fold", "nofold", "both"}));
-  app.add_option("--repeat", opts.repeat, "runs per configuration; the fastest is reported");
+  app.add_option("--repeat", opts.repeat,
+                 "at least this many runs per configuration; the fastest is reported")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--budget", opts.budget_seconds,
+                 "more runs (up to 50) while a graph size has taken less than this many seconds")
+      ->check(CLI::NonNegativeNumber);
   app.add_flag("--breakdown", opts.breakdown, "also split the time: labelling, rules, folding");
   app.add_flag("--verify", opts.verify, "run the graph verifier on every result (not timed)");
   app.add_flag("--json", opts.json, "print one JSON object instead of the table");
@@ -485,11 +535,11 @@ int main(int argc, char** argv) {
     std::vector<Run> runs;
     for (const std::string& mode : modes) {
       for (int64_t size : opts.sizes) {
-        for (int count : opts.rule_counts) {
-          runs.push_back(run_one(mode, size, sets.at(count), count, opts, tensors));
+        for (const Run& r : run_size(mode, size, sets, opts, tensors)) {
+          runs.push_back(r);
           if (!opts.json) {
-            const Run& r = runs.back();
-            fmt::print(stderr, "  {} {} nodes, {} rules: {:.4f} s\n", mode, r.nodes, count, r.seconds);
+            fmt::print(stderr, "  {} {} nodes, {} rules: {:.4f} s, best of {}\n", mode, r.nodes,
+                       r.rules, r.seconds, r.runs);
           }
         }
       }
