@@ -47,14 +47,17 @@ const ConstantTensor* ConstantStore::find(std::string_view name) const {
   return e == nullptr ? nullptr : &e->tensor;
 }
 
-const ConstantTensor* ConstantStore::find(std::string_view name, ConstantRef& ref) const {
+const ConstantTensor* ConstantStore::find(std::string_view name, const ConstantRef& ref) const {
   if (ref.stamp != 0 && ref.slot < entries_.size() && entries_[ref.slot].stamp == ref.stamp) {
     return &entries_[ref.slot].tensor;
   }
+  return find(name);
+}
+
+ConstantRef ConstantStore::ref_of(std::string_view name) const {
   const Entry* e = index_.find(name);
-  if (e == nullptr) return nullptr;
-  ref = {static_cast<uint32_t>(e->slot), e->stamp};
-  return &e->tensor;
+  if (e == nullptr) return {};
+  return {static_cast<uint32_t>(e->slot), e->stamp};
 }
 
 void ConstantStore::set(const std::string& name, ConstantTensor tensor) {

@@ -95,8 +95,10 @@ class ConstantStore {
   ConstantStore& operator=(ConstantStore&&) = default;
 
   const ConstantTensor* find(std::string_view name) const;
-  /// The same, through `ref` when it is current; otherwise by name, and `ref` is updated.
-  const ConstantTensor* find(std::string_view name, ConstantRef& ref) const;
+  /// The same, through `ref` when it is current (no lookup), otherwise by name.
+  const ConstantTensor* find(std::string_view name, const ConstantRef& ref) const;
+  /// A reference to the constant named `name`; one that refers to nothing when there is none.
+  ConstantRef ref_of(std::string_view name) const;
   void set(const std::string& name, ConstantTensor tensor);
   bool erase(std::string_view name);
   bool contains(std::string_view name) const { return index_.find(name) != nullptr; }

@@ -71,14 +71,10 @@ Node* Graph::add_placeholder(std::string_view name, std::optional<TensorType> ty
   return node;
 }
 
-Node* Graph::add_get_attr(std::string_view name, std::string_view target,
-                          std::optional<TensorType> type) {
+Node* Graph::add_get_attr(std::string_view name, std::string_view target) {
   Node* node = create(NodeKind::kGetAttr, name, std::string(target));
-  if (type) {
-    node->meta_.type = std::move(type);
-  } else if (const ConstantTensor* t = constant(*node)) {
-    node->meta_.type = t->type();
-  }
+  node->constant_ = constants_.ref_of(target);
+  if (const ConstantTensor* t = constant(*node)) node->meta_.type = t->type();
   link_before(node, insert_before_ ? insert_before_ : output_);
   return node;
 }
@@ -318,6 +314,7 @@ std::string Graph::rename_constant(Node* node, std::string_view target) {
     constants_.set(fresh, std::move(copy));
   }
   node->target_ = fresh;
+  node->constant_ = constants_.ref_of(fresh);
   return fresh;
 }
 
@@ -388,7 +385,7 @@ std::unique_ptr<Graph> Graph::clone(std::vector<Node*>* mapping) const {
         c = copy->add_placeholder(n->name_, n->meta_.type);
         break;
       case NodeKind::kGetAttr:
-        c = copy->add_get_attr(n->name_, n->target_, n->meta_.type);  // meta copied below
+        c = copy->add_get_attr(n->name_, n->target_);
         break;
       case NodeKind::kCallFunction:
         c = copy->add_call(*n->schema_, std::move(inputs), n->attrs_, n->name_);

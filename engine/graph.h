@@ -112,7 +112,7 @@ class Node {
   std::string name_;
   std::string target_;
   NodeMeta meta_;
-  mutable ConstantRef constant_;  // get_attr: where its tensor is (Graph::constant)
+  ConstantRef constant_;  // get_attr: where its tensor was when the node was made or renamed
 };
 
 /// Iterates the live nodes of a graph in order.
@@ -154,10 +154,9 @@ class Graph {
   // ** construction ** New nodes go at the insertion point: before `insert_before_` when set,
   // otherwise before the output node (or at the end when there is none).
   Node* add_placeholder(std::string_view name, std::optional<TensorType> type);
-  /// A get_attr node reading constant `target`, typed as the constant — or as `type` when the
-  /// caller already knows it (a rewrite that just stored the constant), which saves a lookup.
-  Node* add_get_attr(std::string_view name, std::string_view target,
-                     std::optional<TensorType> type = std::nullopt);
+  /// A get_attr node reading constant `target`, typed as the constant (untyped while the store
+  /// has none by that name).
+  Node* add_get_attr(std::string_view name, std::string_view target);
   /// Adds a call_function node. `inputs` and `attrs` must already be bound to the schema
   /// (engine/model_json.cpp binds Python-convention calls for the loader). `name_hint` is made
   /// unique ("conv2d" -> "conv2d_3").
@@ -232,7 +231,8 @@ class Graph {
   std::string unique_name(std::string_view base) const;
 
   /// The tensor get_attr `node` reads; nullptr when the store has none by its target. Prefer
-  /// this to constants().find(node.target()): the node remembers where its tensor is.
+  /// this to constants().find(node.target()): the node remembers where its tensor is (and falls
+  /// back to the lookup by name when that constant has been erased or stored again since).
   const ConstantTensor* constant(const Node& node) const {
     return constants_.find(node.target_, node.constant_);
   }

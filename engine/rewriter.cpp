@@ -613,7 +613,7 @@ class Driver {
     std::replace(name.begin(), name.end(), '.', '_');
     Node* saved = graph_.insert_point();
     graph_.set_insert_point(before);
-    Node* node = graph_.add_get_attr(name, unique, f.value.type());
+    Node* node = graph_.add_get_attr(name, unique);
     graph_.set_insert_point(saved);
     created->push_back(node);
     f.materialized = node;

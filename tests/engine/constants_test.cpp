@@ -67,32 +67,32 @@ TEST_CASE("a constant reference is followed only while it is current", "[engine]
   ConstantStore store;
   store.set("w", tensor_of(1));
   store.set("b", tensor_of(2));
-  ConstantRef ref;
+  CHECK(store.ref_of("missing").stamp == 0);
+  const ConstantRef ref = store.ref_of("w");
+  REQUIRE(ref.stamp != 0);
   REQUIRE(store.find("w", ref) != nullptr);
-  CHECK(ref.stamp != 0);
-  const ConstantRef first = ref;
   // Current: the same entry, also after its tensor is replaced under the same name.
   store.set("w", tensor_of(3));
-  REQUIRE(store.find("w", ref) != nullptr);
   CHECK(store.find("w", ref)->f32()[0] == 3);
-  CHECK(ref.stamp == first.stamp);
+  CHECK(store.ref_of("w").stamp == ref.stamp);
   // Erased: not followed, even once another name takes the slot.
   store.erase("w");
   CHECK(store.find("w", ref) == nullptr);
   store.set("x", tensor_of(4));
+  CHECK(store.ref_of("x").slot == ref.slot);
   CHECK(store.find("w", ref) == nullptr);
-  // Stored again: found by name, and the reference moves on.
+  // Stored again: found by name through the stale reference, and a new reference differs.
   store.set("w", tensor_of(5));
   REQUIRE(store.find("w", ref) != nullptr);
   CHECK(store.find("w", ref)->f32()[0] == 5);
-  CHECK(ref.stamp != first.stamp);
+  CHECK(store.ref_of("w").stamp != ref.stamp);
   // A store assigned over this one: its entries are new, the old reference is not followed.
+  const ConstantRef before = store.ref_of("w");
   ConstantStore other;
-  other.set("w", tensor_of(6));
-  other.set("b", tensor_of(7));
-  const ConstantRef before = ref;
+  other.set("b", tensor_of(6));
+  other.set("w", tensor_of(7));
   store = other;
-  REQUIRE(store.find("w", ref) != nullptr);
-  CHECK(store.find("w", ref)->f32()[0] == 6);
-  CHECK(ref.stamp != before.stamp);
+  REQUIRE(store.find("w", before) != nullptr);
+  CHECK(store.find("w", before)->f32()[0] == 7);
+  CHECK(store.ref_of("w").stamp != before.stamp);
 }
