@@ -118,13 +118,9 @@ Node* Graph::set_output(std::vector<Input> outputs) {
 
 std::vector<AttrValue> Graph::default_attrs(const OpSchema& schema) {
   std::vector<AttrValue> attrs;
-  assign_default_attrs(schema, attrs);
+  attrs.reserve(schema.attrs.size());
+  for (const AttrSpec& spec : schema.attrs) attrs.push_back(spec.default_value);
   return attrs;
-}
-
-void Graph::assign_default_attrs(const OpSchema& schema, std::vector<AttrValue>& attrs) {
-  attrs.resize(schema.attrs.size());
-  for (size_t a = 0; a < attrs.size(); ++a) attrs[a] = schema.attrs[a].default_value;
 }
 
 std::unique_ptr<Node> Graph::make_detached_call(const OpSchema& schema, std::vector<Input> inputs,

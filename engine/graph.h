@@ -166,8 +166,6 @@ class Graph {
   Node* set_output(std::vector<Input> outputs);
   /// Attributes for `schema` with every default filled in (a starting point for add_call).
   static std::vector<AttrValue> default_attrs(const OpSchema& schema);
-  /// The same into `attrs`, reusing its storage (list attributes keep their capacity).
-  static void assign_default_attrs(const OpSchema& schema, std::vector<AttrValue>& attrs);
 
   /// A call_function node outside every graph: no name, not in any order, and not registered
   /// as a user of its inputs (graph nodes or other detached nodes). Scratch for evaluating

@@ -491,14 +491,19 @@ class Driver {
     inputs.clear();
     inputs.reserve(op.operands.size());
     for (const ReplValue& v : op.operands) inputs.push_back(resolve(m, v, results));
+    // The op's own values, or the schema's defaults where it sets none (a default list copied
+    // and then overwritten would be an allocation for nothing).
     std::vector<AttrValue>& attrs = op_attrs_;
-    Graph::assign_default_attrs(*op.schema, attrs);
-    for (size_t a = 0; a < op.attrs.size() && a < attrs.size(); ++a) {
-      const ReplValue& v = op.attrs[a];
-      if (v.kind == ReplValue::Kind::kNone) continue;
+    attrs.resize(op.schema->attrs.size());
+    for (size_t a = 0; a < attrs.size(); ++a) {
+      const AttrSpec& spec = op.schema->attrs[a];
+      if (a >= op.attrs.size() || op.attrs[a].kind == ReplValue::Kind::kNone) {
+        attrs[a] = spec.default_value;
+        continue;
+      }
       std::string err;
-      std::optional<AttrValue> coerced = coerce_attr(op.schema->attrs[a], attr_value(m, v), &err);
-      if (!coerced) return error(op.schema->name + "'s " + op.schema->attrs[a].name + ": " + err);
+      std::optional<AttrValue> coerced = coerce_attr(spec, attr_value(m, op.attrs[a]), &err);
+      if (!coerced) return error(op.schema->name + "'s " + spec.name + ": " + err);
       attrs[a] = std::move(*coerced);
     }
     // Folded values are detached get_attr nodes, so "constant" covers them too.
