@@ -139,22 +139,22 @@ void Graph::reset_detached_call(Node& node, const OpSchema& schema, std::vector<
   node.target_ = schema.name;
   node.inputs_.swap(inputs);
   node.attrs_.swap(attrs);
-  node.meta_.type.reset();
 }
 
 std::unique_ptr<Node> Graph::make_detached_constant(TensorType type) {
   auto node = std::make_unique<Node>();
-  reset_detached_constant(*node, std::move(type));
+  std::optional<TensorType> t = std::move(type);
+  reset_detached_constant(*node, t);
   return node;
 }
 
-void Graph::reset_detached_constant(Node& node, TensorType type) {
+void Graph::reset_detached_constant(Node& node, std::optional<TensorType>& type) {
   GRAFT_CHECK(node.prev_ == nullptr && node.next_ == nullptr) << "reset of a graph node";
   node.kind_ = NodeKind::kGetAttr;
   node.schema_ = nullptr;
   node.inputs_.clear();
   node.attrs_.clear();
-  node.meta_.type = std::move(type);
+  node.meta_.type.swap(type);
 }
 
 // ** list maintenance **

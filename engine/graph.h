@@ -176,11 +176,12 @@ class Graph {
   static std::unique_ptr<Node> make_detached_constant(TensorType type);
   /// Turn a detached node (from the two above) into another detached call or constant, reusing
   /// its storage: the rewrite driver folds a handful of ops per match, millions per run.
-  /// `inputs` and `attrs` are swapped in: the caller gets the node's previous vectors back, to
-  /// refill without allocating.
+  /// `inputs`, `attrs` and `type` are swapped in: the caller gets the node's previous ones
+  /// back, to refill without allocating. A reset call keeps its previous type's storage for
+  /// the caller to infer the new type into (its value is stale until then).
   static void reset_detached_call(Node& node, const OpSchema& schema, std::vector<Input>& inputs,
                                   std::vector<AttrValue>& attrs);
-  static void reset_detached_constant(Node& node, TensorType type);
+  static void reset_detached_constant(Node& node, std::optional<TensorType>& type);
 
   void set_insert_point(Node* before) { insert_before_ = before; }
   Node* insert_point() const { return insert_before_; }

@@ -14,6 +14,7 @@
 #include "engine/shape_infer.h"
 #include "engine/support/check.h"
 #include "engine/support/edit_distance.h"
+#include "engine/type_memo.h"
 #include "engine/verifier.h"
 
 namespace graft {
@@ -511,7 +512,8 @@ class Driver {
     for (const Input& in : inputs) {
       if (in.is_node() && !in.node->is(NodeKind::kGetAttr)) non_constant = in.node;
     }
-    if (non_constant == nullptr && options_.fold) return fold(op, error);
+    TypeMemo& memo = type_memo(m.rule, op);
+    if (non_constant == nullptr && options_.fold) return fold(op, memo, error);
     if (op.must_fold) {
       if (!options_.fold) return error("fold(...) needs constant folding, which is not enabled");
       return error("fold(...) is not constant here: '" + non_constant->name() + "' is not a constant");
@@ -558,9 +560,9 @@ class Driver {
       graph_.replace_input(node, k, Input::of(materialize(*f, owner + "." + operand, node, created)));
     }
     std::string err;
-    std::optional<TensorType> type = infer_node_type(*node, &err);
-    if (!type) return error(op.schema->name + " rejects its inputs: " + err);
-    node->meta().type = type;
+    if (!memo.infer(*node, &node->meta().type, &err)) {
+      return error(op.schema->name + " rejects its inputs: " + err);
+    }
     return Input::of(node);
   }
 
@@ -568,7 +570,7 @@ class Driver {
   /// detached constant, materialised only if a graph op or a result reads it.
   /// The op's operands and attributes are in op_inputs_ and op_attrs_.
   template <typename ErrorFn>
-  std::optional<Input> fold(const ReplOp& op, ErrorFn& error) {
+  std::optional<Input> fold(const ReplOp& op, TypeMemo& memo, ErrorFn& error) {
     if (fold_call_ == nullptr) {
       fold_call_ = Graph::make_detached_call(*op.schema, op_inputs_, op_attrs_);
     } else {
@@ -576,9 +578,9 @@ class Driver {
     }
     Node* call = fold_call_.get();
     std::string err;
-    std::optional<TensorType> type = infer_node_type(*call, &err);
-    if (!type) return error(op.schema->name + " rejects its inputs: " + err);
-    call->meta().type = std::move(type);
+    if (!memo.infer(*call, &call->meta().type, &err)) {
+      return error(op.schema->name + " rejects its inputs: " + err);
+    }
     std::vector<const ConstantTensor*>& operands = fold_operands_;
     operands.clear();
     for (const Input& in : call->inputs()) {
@@ -594,11 +596,12 @@ class Driver {
     // Entries of earlier matches are reused: their nodes keep their storage.
     if (folded_count_ == folded_.size()) folded_.emplace_back();
     Folded& f = folded_[folded_count_++];
-    // The scratch call's type moves on to the constant standing for its value.
+    // The scratch call's type moves on to the constant standing for its value, and the
+    // constant's previous type comes back as storage for the next fold's.
     if (f.node == nullptr) {
       f.node = Graph::make_detached_constant(std::move(*call->meta().type));
     } else {
-      Graph::reset_detached_constant(*f.node, std::move(*call->meta().type));
+      Graph::reset_detached_constant(*f.node, call->meta().type);
     }
     f.value = std::move(*value);
     f.materialized = nullptr;
@@ -678,6 +681,15 @@ class Driver {
     return p;
   }
 
+  /// The type memo of replacement op `op` of rule `rule`.
+  TypeMemo& type_memo(uint32_t rule, const ReplOp& op) {
+    if (type_memos_.empty()) type_memos_.resize(rules_.rules.size());
+    const std::vector<ReplOp>& ops = rules_.rules[rule].replacement;
+    std::vector<TypeMemo>& memos = type_memos_[rule];
+    if (memos.empty()) memos.resize(ops.size());
+    return memos[static_cast<size_t>(&op - ops.data())];
+  }
+
   Folded* folded_of(const Node* n) {
     for (size_t i = 0; i < folded_count_; ++i) {
       if (folded_[i].node.get() == n) return &folded_[i];
@@ -723,6 +735,7 @@ class Driver {
   std::unique_ptr<Node> fold_call_;  // the detached op being folded, reused
   std::vector<const ConstantTensor*> fold_operands_;  // its operands' values, reused
   std::vector<SharedString> provenance_;  // by rule, see provenance_of
+  std::vector<std::vector<TypeMemo>> type_memos_;  // by rule and replacement op, see type_memo
   // Clean names for folded constants (see materialize): the live readers of each constant,
   // counted only once a name collides, and the names wanted by this match's constants.
   bool readers_counted_ = false;

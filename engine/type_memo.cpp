@@ -1,0 +1,51 @@
+#include "engine/type_memo.h"
+
+#include "engine/shape_infer.h"
+
+namespace graft {
+
+bool TypeMemo::infer(const Node& node, std::optional<TensorType>* type, std::string* error) {
+  if (same_as_last(node)) {
+    *type = result_;  // assigns into an engaged optional's vector: no allocation
+    ++hits_;
+    return true;
+  }
+  std::optional<TensorType> inferred = infer_node_type(node, error);
+  if (!inferred) {
+    valid_ = false;
+    return false;
+  }
+  remember(node, *inferred);
+  *type = std::move(inferred);
+  return true;
+}
+
+bool TypeMemo::same_as_last(const Node& node) const {
+  if (!valid_ || node.schema() != schema_ || node.inputs().size() != operands_.size()) return false;
+  for (size_t i = 0; i < operands_.size(); ++i) {
+    const Input& in = node.input(i);
+    const Operand& last = operands_[i];
+    if (in.kind != last.kind) return false;
+    if (in.is_node() && in.node->type() != last.type) return false;
+    if (in.is_scalar() && !(in.scalar == last.scalar)) return false;
+  }
+  return node.attrs() == attrs_;
+}
+
+void TypeMemo::remember(const Node& node, const TensorType& result) {
+  schema_ = node.schema();
+  operands_.resize(node.inputs().size());
+  for (size_t i = 0; i < operands_.size(); ++i) {
+    const Input& in = node.input(i);
+    Operand& last = operands_[i];
+    last.kind = in.kind;
+    last.type.reset();
+    if (in.is_node()) last.type = in.node->type();
+    last.scalar = in.is_scalar() ? in.scalar : Scalar{};
+  }
+  attrs_.assign(node.attrs().begin(), node.attrs().end());
+  result_ = result;
+  valid_ = true;
+}
+
+}  // namespace graft

@@ -1,0 +1,45 @@
+// TypeMemo: the last type inferred for one replacement op, and what it was inferred from.
+//
+// A rule applied all over a model builds the same ops from operands of the same few types:
+// the conv-bn fold infers the types of ten ops (nine folded, one conv) at every block, and a
+// block almost always has the previous block's shapes. Shape functions are pure in the
+// operands' types, their scalar literals and the attributes (engine/op_schema.h: InferFn), so
+// when all of those equal the last inference's, so does the result, and the driver copies it
+// instead of inferring again (which allocates the shape vectors of every intermediate step).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/graph.h"
+
+namespace graft {
+
+class TypeMemo {
+ public:
+  /// Sets `*type` to the type of call node `node` and returns true; returns false with
+  /// `*error` set when shape inference rejects the node. A successful inference is
+  /// remembered for the next call.
+  bool infer(const Node& node, std::optional<TensorType>* type, std::string* error);
+  /// How many calls the memo answered without inferring.
+  size_t hits() const { return hits_; }
+
+ private:
+  struct Operand {
+    Input::Kind kind = Input::Kind::kNone;
+    std::optional<TensorType> type;  // a node operand's type
+    Scalar scalar;                   // a literal
+  };
+  bool same_as_last(const Node& node) const;
+  void remember(const Node& node, const TensorType& result);
+
+  bool valid_ = false;
+  const OpSchema* schema_ = nullptr;
+  std::vector<Operand> operands_;
+  std::vector<AttrValue> attrs_;
+  TensorType result_;
+  size_t hits_ = 0;
+};
+
+}  // namespace graft
