@@ -51,14 +51,19 @@ size_t Node::num_distinct_users() const {
 // ** construction **
 
 Node* Graph::create(NodeKind kind, std::string_view name, std::string target) {
+  Node* node = create_unnamed(kind, std::move(target));
+  node->name_ = unique_name(name.empty() ? std::string_view("node") : name);
+  by_name_.insert_or_assign(node);  // the name may be a dead node's
+  return node;
+}
+
+Node* Graph::create_unnamed(NodeKind kind, std::string target) {
   auto node = std::make_unique<Node>();
   node->id_ = static_cast<NodeId>(storage_.size());
   node->kind_ = kind;
-  node->name_ = unique_name(name.empty() ? std::string_view("node") : name);
   node->target_ = std::move(target);
   Node* raw = node.get();
   storage_.push_back(std::move(node));
-  by_name_.insert_or_assign(raw);  // the name may be a dead node's
   ++live_count_;
   return raw;
 }
@@ -79,12 +84,26 @@ Node* Graph::add_get_attr(std::string_view name, std::string_view target) {
   return node;
 }
 
+Node* Graph::add_unnamed_get_attr(TensorType type) {
+  Node* node = create_unnamed(NodeKind::kGetAttr, std::string());
+  node->meta_.type = std::move(type);
+  link_before(node, insert_before_ ? insert_before_ : output_);
+  return node;
+}
+
 Node* Graph::add_call(const OpSchema& schema, std::vector<Input> inputs,
                       std::vector<AttrValue> attrs, std::string_view name_hint) {
+  Node* node = add_unnamed_call(schema, std::move(inputs), std::move(attrs));
+  node->name_ = unique_name(name_hint.empty() ? std::string_view(schema.name) : name_hint);
+  by_name_.insert_or_assign(node);  // the name may be a dead node's
+  return node;
+}
+
+Node* Graph::add_unnamed_call(const OpSchema& schema, std::vector<Input> inputs,
+                              std::vector<AttrValue> attrs) {
   GRAFT_CHECK(attrs.size() == schema.attrs.size())
       << schema.name << ": " << attrs.size() << " attrs given, schema has " << schema.attrs.size();
-  Node* node = create(NodeKind::kCallFunction, name_hint.empty() ? schema.name : name_hint,
-                      schema.name);
+  Node* node = create_unnamed(NodeKind::kCallFunction, schema.name);
   node->schema_ = &schema;
   node->inputs_ = std::move(inputs);
   node->attrs_ = std::move(attrs);
@@ -293,11 +312,18 @@ void Graph::move_before(Node* node, Node* position) {
 
 std::string Graph::rename(Node* node, std::string_view name) {
   if (node->name_ == name) return node->name_;
-  by_name_.erase(node->name_);
+  if (!node->name_.empty()) by_name_.erase(node->name_);  // an unnamed node is not indexed
   node->name_ = unique_name(name);
   by_name_.insert_or_assign(node);
   if (node->kind_ == NodeKind::kPlaceholder) node->target_ = node->name_;
   return node->name_;
+}
+
+void Graph::set_constant(Node* node, std::string_view target) {
+  GRAFT_CHECK(node->kind_ == NodeKind::kGetAttr) << "set_constant on " << node->name_;
+  node->target_ = target;
+  node->constant_ = constants_.ref_of(target);
+  GRAFT_CHECK(node->constant_.stamp != 0) << "set_constant: no constant named " << target;
 }
 
 std::string Graph::rename_constant(Node* node, std::string_view target) {

@@ -162,6 +162,14 @@ class Graph {
   /// unique ("conv2d" -> "conv2d_3").
   Node* add_call(const OpSchema& schema, std::vector<Input> inputs, std::vector<AttrValue> attrs,
                  std::string_view name_hint = {});
+  /// As add_call and add_get_attr, but the node has no name (find() does not see it) until
+  /// rename() gives it one, and the get_attr reads no constant until set_constant(). The
+  /// rewrite driver names what a rewrite creates once the nodes it replaces are gone, so that
+  /// a replacement takes the replaced node's name, and a folded weight its constant's, at once
+  /// rather than after a temporary one: on a large graph each name is a few cache misses.
+  Node* add_unnamed_call(const OpSchema& schema, std::vector<Input> inputs,
+                         std::vector<AttrValue> attrs);
+  Node* add_unnamed_get_attr(TensorType type);
   /// Creates or replaces the output node, always last.
   Node* set_output(std::vector<Input> outputs);
   /// Attributes for `schema` with every default filled in (a starting point for add_call).
@@ -201,6 +209,8 @@ class Graph {
   void move_before(Node* node, Node* position);
   /// Renames `node` to a unique name derived from `name`; returns the name given.
   std::string rename(Node* node, std::string_view name);
+  /// Points get_attr `node` at the store's constant `target`, which must exist; its type stays.
+  void set_constant(Node* node, std::string_view target);
   /// Renames get_attr `node`'s constant (and its entry in the store) to a unique name derived
   /// from `target`; returns the name given. For constants only this node reads.
   std::string rename_constant(Node* node, std::string_view target);
@@ -241,6 +251,7 @@ class Graph {
 
  private:
   Node* create(NodeKind kind, std::string_view name, std::string target);
+  Node* create_unnamed(NodeKind kind, std::string target);
   void link_before(Node* node, Node* position);  // position nullptr = append
   void unlink(Node* node);
   void assign_order(Node* node);

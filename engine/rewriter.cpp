@@ -334,17 +334,15 @@ class Driver {
     std::vector<Node*> created;
     created.reserve(16);  // a handful of nodes per rewrite: one allocation, not four
     folded_count_ = 0;
+    // Nothing created is named yet, and no folded constant is in the store (name_created).
     auto rollback = [&]() {
       for (auto it = created.rbegin(); it != created.rend(); ++it) {
         if ((*it)->is_dead() || !(*it)->users().empty()) continue;
-        if ((*it)->is(NodeKind::kGetAttr)) {
-          if (readers_counted_) --constant_readers_[(*it)->target()];
-          graph_.constants().erase((*it)->target());
-        }
         graph_.erase(*it);
       }
       graph_.set_insert_point(nullptr);
-      wanted_names_.clear();
+      unnamed_calls_.clear();
+      unnamed_constants_.clear();
     };
     Node* first_root = m.nodes[rule.roots[0]];
     for (uint32_t r : rule.roots) {
@@ -408,25 +406,50 @@ class Driver {
       touched->push_back(n);
     }
     erase_dead(m, touched);
-    name_results(m, replacements, created);
-    claim_constant_names();
+    name_created(m, replacements);
     return true;
   }
 
-  /// A created op that replaces a root takes over the root's name, so graph outputs and
-  /// readers of the printed graph keep theirs.
-  void name_results(const Match& m, const std::vector<Node*>& replacements,
-                    const std::vector<Node*>& created) {
+  /// Names what the match created, now that the nodes it replaced are gone. An op that
+  /// replaces a root takes over the root's name, so graph outputs and readers of the printed
+  /// graph keep theirs; a folded constant takes the name it was made for ("bn1.weight") unless
+  /// a live node still reads a constant by that name.
+  void name_created(const Match& m, const std::vector<Node*>& replacements) {
     const Rule& rule = rules_.rules[m.rule];
     for (size_t i = 0; i < rule.roots.size(); ++i) {
       Node* root = m.nodes[rule.roots[i]];
       Node* r = replacements[i];
       // rename() makes the name unique: were the root's name taken again, r would get a suffix.
-      if (root->is_dead() && r->is(NodeKind::kCallFunction) &&
-          std::find(created.begin(), created.end(), r) != created.end()) {
+      if (root->is_dead() && r->name().empty() && r->is(NodeKind::kCallFunction)) {
         graph_.rename(r, root->name());
       }
     }
+    for (auto& [node, hint] : unnamed_calls_) {
+      if (node->name().empty()) graph_.rename(node, hint);
+    }
+    unnamed_calls_.clear();
+    for (auto& [node, target, folded] : unnamed_constants_) {
+      if (node->is_dead()) continue;
+      ConstantStore& store = graph_.constants();
+      std::string unique = target;
+      if (store.contains(target)) {
+        // Usually a constant of the match itself (the batch norm's weight "bn1.weight" for the
+        // fused conv "bn1"), whose readers were just erased: the folded value replaces it.
+        count_constant_readers();
+        auto it = constant_readers_.find(target);
+        if (it != constant_readers_.end() && it->second > 0) {
+          unique = store.unique_name(target);
+        } else {
+          store.erase(target);
+        }
+      }
+      store.set(unique, std::move(folded->value));
+      graph_.set_constant(node, unique);
+      if (readers_counted_) ++constant_readers_[unique];
+      std::replace(unique.begin(), unique.end(), '.', '_');
+      graph_.rename(node, unique);
+    }
+    unnamed_constants_.clear();
   }
 
   Input resolve(const Match& m, const ReplValue& v, const std::vector<Input>& results) const {
@@ -547,10 +570,16 @@ class Driver {
       }
     }
     graph_.set_insert_point(position);
-    std::string hint = op.name.empty() ? op.schema->name : op.name;
+    const std::string& hint = op.name.empty() ? op.schema->name : op.name;
     // The node takes the scratch vectors over (the next op allocates new ones, as it must for a
-    // node that lives on).
-    Node* node = graph_.add_call(*op.schema, std::move(inputs), std::move(attrs), hint);
+    // node that lives on). One that will replace a root is named when the root is gone.
+    Node* node = nullptr;
+    if (final_name.empty()) {
+      node = graph_.add_call(*op.schema, std::move(inputs), std::move(attrs), hint);
+    } else {
+      node = graph_.add_unnamed_call(*op.schema, std::move(inputs), std::move(attrs));
+      unnamed_calls_.push_back({node, hint});
+    }
     graph_.set_insert_point(nullptr);
     created->push_back(node);
     const std::string& owner = final_name.empty() ? node->name() : final_name;
@@ -608,25 +637,17 @@ class Driver {
     return Input::of(f.node.get());
   }
 
-  /// Adds folded value `f` to the constants and the graph, before `before`, named `target`
-  /// (made unique; the node's name is the target with '.' as '_').
-  Node* materialize(Folded& f, const std::string& target, Node* before, std::vector<Node*>* created) {
-    std::string unique = graph_.constants().unique_name(target);
-    // Taken, usually by a constant of the match itself ("bn1.weight", the batch-norm's gamma,
-    // for the fused conv that takes the name "bn1"): claim the name once the match's dead
-    // nodes are gone (claim_constant_names).
-    if (unique != target) count_constant_readers();
-    graph_.constants().set(unique, f.value);
-    std::string name = unique;
-    std::replace(name.begin(), name.end(), '.', '_');
+  /// Adds a get_attr node for folded value `f` to the graph, before `before`. The value goes
+  /// into the constants, named `target` (or made unique), once the match is applied
+  /// (name_created): the name is usually taken until then by a constant the match erases.
+  Node* materialize(Folded& f, std::string target, Node* before, std::vector<Node*>* created) {
     Node* saved = graph_.insert_point();
     graph_.set_insert_point(before);
-    Node* node = graph_.add_get_attr(name, unique);
+    Node* node = graph_.add_unnamed_get_attr(*f.node->type());
     graph_.set_insert_point(saved);
     created->push_back(node);
     f.materialized = node;
-    if (unique != target || node->name() != name) wanted_names_.push_back({node, target});
-    if (readers_counted_) ++constant_readers_[unique];
+    unnamed_constants_.push_back({node, std::move(target), &f});
     return node;
   }
 
@@ -637,27 +658,6 @@ class Driver {
     for (const Node* n : graph_.nodes()) {
       if (n->is(NodeKind::kGetAttr)) ++constant_readers_[n->target()];
     }
-  }
-
-  /// Gives materialised constants the names they wanted once the match's dead nodes are gone:
-  /// the node name, and the constant's name when no live node reads the constant that had it
-  /// (which is dropped from the store).
-  void claim_constant_names() {
-    for (auto& [node, target] : wanted_names_) {
-      if (node->is_dead()) continue;
-      if (node->target() != target) {
-        auto it = constant_readers_.find(target);
-        if (it != constant_readers_.end() && it->second > 0) continue;
-        graph_.constants().erase(target);
-        --constant_readers_[node->target()];
-        ++constant_readers_[target];
-        graph_.rename_constant(node, target);
-      }
-      std::string name = target;
-      std::replace(name.begin(), name.end(), '.', '_');
-      graph_.rename(node, name);
-    }
-    wanted_names_.clear();
   }
 
   /// The live node that now holds the value of `n`, which a rewrite replaced; nullptr when
@@ -736,11 +736,19 @@ class Driver {
   std::vector<const ConstantTensor*> fold_operands_;  // its operands' values, reused
   std::vector<SharedString> provenance_;  // by rule, see provenance_of
   std::vector<std::vector<TypeMemo>> type_memos_;  // by rule and replacement op, see type_memo
-  // Clean names for folded constants (see materialize): the live readers of each constant,
-  // counted only once a name collides, and the names wanted by this match's constants.
+  // Clean names for folded constants (see name_created): the live readers of each constant,
+  // counted only once a name collides.
   bool readers_counted_ = false;
   std::unordered_map<std::string, int> constant_readers_;
-  std::vector<std::pair<Node*, std::string>> wanted_names_;
+  // What the current match created unnamed (name_created): root replacements with their op's
+  // name hint, and get_attrs of folded values with the constant name each was made for.
+  std::vector<std::pair<Node*, std::string>> unnamed_calls_;
+  struct UnnamedConstant {
+    Node* node;
+    std::string target;
+    Folded* folded;
+  };
+  std::vector<UnnamedConstant> unnamed_constants_;
   int phase_index_ = -1;
   std::vector<Node*> first_anchors_;  // from label_all, for the first phase
   std::vector<Node*> replaced_by_;    // by node id: what a replaced root's uses now read

@@ -25,7 +25,11 @@ class Verifier {
       ++count;
       if (node->is_dead()) fail(node, "dead node is still linked");
       if (prev != nullptr && !Graph::is_before(prev, node)) fail(node, "order keys out of sequence");
-      if (graph_.find(node->name()) != node) fail(node, "name is not indexed to this node");
+      if (node->name().empty()) {
+        fail(node, "has no name (Graph::rename was never called for it)");
+      } else if (graph_.find(node->name()) != node) {
+        fail(node, "name is not indexed to this node");
+      }
       if (node->kind() == NodeKind::kOutput && node != graph_.last()) {
         fail(node, "output node is not the last node");
       }
@@ -105,8 +109,13 @@ class Verifier {
   }
 
   void fail(const Node* node, const std::string& message) {
-    diags_.error(DiagLocation::in_file(file_),
-                 node ? "node '" + node->name() + "': " + message : message);
+    std::string who;
+    if (node != nullptr) {
+      who = node->name().empty()
+                ? std::string("an unnamed ") + node_kind_name(node->kind()) + " node: "
+                : "node '" + node->name() + "': ";
+    }
+    diags_.error(DiagLocation::in_file(file_), who + message);
   }
 
   const Graph& graph_;

@@ -171,3 +171,41 @@ TEST_CASE("verifier reports a use before its definition", "[engine][graph]") {
   CHECK(diags.render().find("node 'relu_1': input 0 'relu' is not defined before its use") !=
         std::string::npos);
 }
+
+TEST_CASE("unnamed nodes are invisible to find until renamed, and take a dead node's name",
+          "[engine][graph]") {
+  Graph g;
+  Node* x = g.add_placeholder("x", f32({4}));
+  Node* old = call(g, "relu", {Input::of(x)}, "act");
+  g.set_output({Input::of(old)});
+  const OpSchema* sigmoid = OpRegistry::get().find("sigmoid");
+  REQUIRE(sigmoid != nullptr);
+  Node* fresh = g.add_unnamed_call(*sigmoid, {Input::of(x)}, Graph::default_attrs(*sigmoid));
+  CHECK(fresh->name().empty());
+  CHECK(x->users().size() == 2);
+  CHECK(g.find("") == nullptr);
+  g.replace_all_uses_with(old, fresh);
+  g.erase(old);
+  CHECK(g.rename(fresh, "act") == "act");  // the dead node's name is free
+  CHECK(g.find("act") == fresh);
+
+  Node* c = g.add_unnamed_get_attr(f32({4}));
+  CHECK(c->name().empty());
+  {
+    DiagnosticEngine diags;
+    CHECK_FALSE(verify_graph(g, diags));
+    CHECK_THAT(diags.render(), Catch::Contains("an unnamed get_attr node: has no name"));
+  }
+  CHECK(c->target().empty());
+  CHECK(g.constant(*c) == nullptr);
+  g.constants().set("scale", ConstantTensor::from_floats({4}, {1, 2, 3, 4}));
+  g.set_constant(c, "scale");
+  CHECK(c->target() == "scale");
+  REQUIRE(g.constant(*c) != nullptr);
+  CHECK(g.constant(*c)->f32()[3] == 4);
+  g.rename(c, "scale");
+  Node* y = call(g, "mul", {Input::of(fresh), Input::of(c)}, "y");
+  g.set_output({Input::of(y)});
+  CHECK(g.find("scale") == c);
+  CHECK(lint(g));
+}

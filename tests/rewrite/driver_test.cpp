@@ -457,3 +457,82 @@ rule sum2 { pattern(x, y) { return add(x, y) } where rank(x) == 6 replacement { 
   CHECK(r.result.stats[1].matches == 0);
   CHECK(r.result.stats[3].applied == 1);
 }
+
+TEST_CASE("folded constants take the names of the constants they replace, unless still read",
+          "[rewrite][driver]") {
+  RuleSet rules = rules_from_text(
+      graft::testing::read_file(graft::testing::source_path("examples/rules/fuse.rules")));
+  auto attr = [](const std::string& name, const std::string& target) {
+    return R"({"name": ")" + name + R"(", "op": "get_attr", "target": ")" + target + R"("})";
+  };
+  auto tensor = [](const std::string& name, const std::string& shape, const std::string& data) {
+    return "\"" + name + R"(": {"dtype": "float32", "shape": )" + shape + R"(, "data": )" + data +
+           "}";
+  };
+  const std::string tensors =
+      join({tensor("conv.weight", "[2, 2, 1, 1]", "[1, 2, 3, 4]"),
+            tensor("bn.weight", "[2]", "[1, 2]"), tensor("bn.bias", "[2]", "[0.5, -0.5]"),
+            tensor("bn.running_mean", "[2]", "[0, 1]"), tensor("bn.running_var", "[2]", "[1, 4]")});
+  std::vector<std::string> nodes = {
+      input("x", "[1, 2, 3, 3]"),
+      attr("w", "conv.weight"),
+      call("conv", "conv2d", ref("x") + ", " + ref("w")),
+      attr("mean", "bn.running_mean"),
+      attr("var", "bn.running_var"),
+      attr("gamma", "bn.weight"),
+      attr("beta", "bn.bias"),
+      call("bn", "batch_norm",
+           join({ref("conv"), ref("mean"), ref("var"), ref("gamma"), ref("beta")}),
+           R"("training": false, "momentum": 0.1, "eps": 1e-5)")};
+  auto weight_of = [](const Graph& g) -> const Node* {
+    for (const Node* n : g.nodes()) {
+      if (n->is_op("conv2d")) return n->input_node(1);
+    }
+    return nullptr;
+  };
+
+  SECTION("the batch norm's own constants are replaced") {
+    nodes.push_back(output({"bn"}));
+    Model m = model_from_nodes(join(nodes), tensors);
+    Rewritten r = rewrite(*m.graph, rules);
+    INFO(r.diagnostics);
+    REQUIRE(r.result.ok);
+    CHECK(ops_of(*m.graph) == "conv2d -> conv2d");
+    const Node* conv = m.graph->output()->input_node(0);
+    CHECK(conv->name() == "bn");
+    const Node* w = weight_of(*m.graph);
+    REQUIRE(w != nullptr);
+    CHECK(w->name() == "bn_weight");
+    CHECK(w->target() == "bn.weight");
+    REQUIRE(m.graph->constant(*w) != nullptr);
+    CHECK(m.graph->constant(*w)->shape == Shape{2, 2, 1, 1});
+    CHECK(m.graph->constants().find("bn.weight") == m.graph->constant(*w));
+    const Node* b = conv->input_node(2);
+    REQUIRE(b != nullptr);
+    CHECK(b->name() == "bn_bias");
+    CHECK(b->target() == "bn.bias");
+    CHECK(m.graph->find("bn") == conv);
+    CHECK(m.graph->find("bn_weight") == w);
+  }
+
+  SECTION("a constant another node still reads keeps its name") {
+    nodes.push_back(attr("gamma_again", "bn.weight"));
+    nodes.push_back(call("kept", "relu", ref("gamma_again")));
+    nodes.push_back(output({"bn", "kept"}));
+    Model m = model_from_nodes(join(nodes), tensors);
+    Rewritten r = rewrite(*m.graph, rules);
+    INFO(r.diagnostics);
+    REQUIRE(r.result.ok);
+    const Node* w = weight_of(*m.graph);
+    REQUIRE(w != nullptr);
+    CHECK(w->target() == "bn.weight_1");
+    CHECK(w->name() == "bn_weight_1");
+    CHECK(m.graph->constant(*w)->shape == Shape{2, 2, 1, 1});
+    const Node* again = m.graph->find("gamma_again");
+    REQUIRE(again != nullptr);
+    CHECK(again->target() == "bn.weight");
+    REQUIRE(m.graph->constant(*again) != nullptr);
+    CHECK(m.graph->constant(*again)->shape == Shape{2});
+    CHECK(m.graph->constant(*again)->f32()[1] == 2.0f);
+  }
+}
