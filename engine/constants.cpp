@@ -76,6 +76,7 @@ void ConstantStore::set(const std::string& name, ConstantTensor tensor) {
   e->key = name;
   e->tensor = std::move(tensor);
   e->stamp = next_stamp();
+  e->readers = 0;
   e->live = true;
   index_.insert_or_assign(e);
 }
@@ -90,6 +91,18 @@ bool ConstantStore::erase(std::string_view name) {
   e->key.clear();
   e->tensor = ConstantTensor{};  // drops the bytes now
   return true;
+}
+
+uint32_t ConstantStore::readers(std::string_view name) const {
+  const Entry* e = index_.find(name);
+  return e == nullptr ? 0 : e->readers;
+}
+
+void ConstantStore::add_readers(const ConstantRef& ref, int delta) {
+  if (ref.stamp == 0 || ref.slot >= entries_.size() || entries_[ref.slot].stamp != ref.stamp)
+    return;
+  Entry& e = entries_[ref.slot];
+  e.readers = static_cast<uint32_t>(static_cast<int64_t>(e.readers) + delta);
 }
 
 std::string ConstantStore::unique_name(const std::string& base) const {

@@ -54,7 +54,8 @@ class ConstantStore {
     ConstantTensor tensor;
     size_t slot = 0;     // its place in entries_
     uint64_t stamp = 0;  // ConstantRef's check: new for every name stored, 0 once erased
-    bool live = false;   // false once erased (the slot waits for reuse)
+    uint32_t readers = 0;  // see readers()
+    bool live = false;     // false once erased (the slot waits for reuse)
     const std::string& name() const { return key; }
   };
 
@@ -106,8 +107,18 @@ class ConstantStore {
   size_t size() const { return index_.size(); }
   /// `base` if unused, otherwise `base_1`, `base_2`, …
   std::string unique_name(const std::string& base) const;
+  /// How many live get_attr nodes of the graph owning this store read the constant `name`
+  /// (0 when there is none). The Graph keeps the count as it adds, re-targets and erases
+  /// get_attr nodes; a node counts for the entry its ConstantRef was made for, so one whose
+  /// constant was erased and stored again under the same name is not counted for the new one.
+  /// The rewrite driver asks this before a folded weight takes over a constant's name.
+  uint32_t readers(std::string_view name) const;
 
  private:
+  friend class Graph;
+  /// Adds `delta` to the reader count of the entry `ref` refers to; nothing when it is stale.
+  void add_readers(const ConstantRef& ref, int delta);
+
   std::deque<Entry> entries_;
   std::vector<size_t> free_;  // erased entries' slots, reused first
   NameIndex<Entry> index_;    // the live entries by name

@@ -79,6 +79,7 @@ Node* Graph::add_placeholder(std::string_view name, std::optional<TensorType> ty
 Node* Graph::add_get_attr(std::string_view name, std::string_view target) {
   Node* node = create(NodeKind::kGetAttr, name, std::string(target));
   node->constant_ = constants_.ref_of(target);
+  constants_.add_readers(node->constant_, 1);
   if (const ConstantTensor* t = constant(*node)) node->meta_.type = t->type();
   link_before(node, insert_before_ ? insert_before_ : output_);
   return node;
@@ -274,6 +275,7 @@ void Graph::erase(Node* node) {
   for (const Input& in : node->inputs_) {
     if (in.is_node()) remove_use(in.node, node);
   }
+  if (node->kind_ == NodeKind::kGetAttr) constants_.add_readers(node->constant_, -1);
   // Release the lists now rather than at compact(): a rewrite erases several nodes and then
   // creates a few, which reuse this memory while it is still in cache. On a large graph, new
   // nodes otherwise land on fresh pages (a page fault and a zeroed page each).
@@ -321,9 +323,11 @@ std::string Graph::rename(Node* node, std::string_view name) {
 
 void Graph::set_constant(Node* node, std::string_view target) {
   GRAFT_CHECK(node->kind_ == NodeKind::kGetAttr) << "set_constant on " << node->name_;
+  constants_.add_readers(node->constant_, -1);
   node->target_ = target;
   node->constant_ = constants_.ref_of(target);
   GRAFT_CHECK(node->constant_.stamp != 0) << "set_constant: no constant named " << target;
+  constants_.add_readers(node->constant_, 1);
 }
 
 std::string Graph::rename_constant(Node* node, std::string_view target) {
@@ -337,6 +341,7 @@ std::string Graph::rename_constant(Node* node, std::string_view target) {
   }
   node->target_ = fresh;
   node->constant_ = constants_.ref_of(fresh);
+  constants_.add_readers(node->constant_, 1);
   return fresh;
 }
 

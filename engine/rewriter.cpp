@@ -8,7 +8,6 @@
 #include <map>
 #include <set>
 #include <tuple>
-#include <unordered_map>
 
 #include "engine/match_conditions.h"
 #include "engine/shape_infer.h"
@@ -435,9 +434,7 @@ class Driver {
       if (store.contains(target)) {
         // Usually a constant of the match itself (the batch norm's weight "bn1.weight" for the
         // fused conv "bn1"), whose readers were just erased: the folded value replaces it.
-        count_constant_readers();
-        auto it = constant_readers_.find(target);
-        if (it != constant_readers_.end() && it->second > 0) {
+        if (store.readers(target) > 0) {
           unique = store.unique_name(target);
         } else {
           store.erase(target);
@@ -445,7 +442,6 @@ class Driver {
       }
       store.set(unique, std::move(folded->value));
       graph_.set_constant(node, unique);
-      if (readers_counted_) ++constant_readers_[unique];
       std::replace(unique.begin(), unique.end(), '.', '_');
       graph_.rename(node, unique);
     }
@@ -651,15 +647,6 @@ class Driver {
     return node;
   }
 
-  /// Builds the reader count of every constant, once per run and only when a name collides.
-  void count_constant_readers() {
-    if (readers_counted_) return;
-    readers_counted_ = true;
-    for (const Node* n : graph_.nodes()) {
-      if (n->is(NodeKind::kGetAttr)) ++constant_readers_[n->target()];
-    }
-  }
-
   /// The live node that now holds the value of `n`, which a rewrite replaced; nullptr when
   /// `n` was erased without a replacement.
   Node* replacement_of(const Node* n) const {
@@ -712,7 +699,6 @@ class Driver {
       for (const Input& in : n->inputs()) {
         if (in.is_node()) inputs.push_back(in.node);
       }
-      if (readers_counted_ && n->is(NodeKind::kGetAttr)) --constant_readers_[n->target()];
       graph_.erase(n);
       for (Node* in : inputs) {
         touched->push_back(in);  // its use count changed: `uses(...)` conditions may now hold
@@ -736,10 +722,6 @@ class Driver {
   std::vector<const ConstantTensor*> fold_operands_;  // its operands' values, reused
   std::vector<SharedString> provenance_;  // by rule, see provenance_of
   std::vector<std::vector<TypeMemo>> type_memos_;  // by rule and replacement op, see type_memo
-  // Clean names for folded constants (see name_created): the live readers of each constant,
-  // counted only once a name collides.
-  bool readers_counted_ = false;
-  std::unordered_map<std::string, int> constant_readers_;
   // What the current match created unnamed (name_created): root replacements with their op's
   // name hint, and get_attrs of folded values with the constant name each was made for.
   std::vector<std::pair<Node*, std::string>> unnamed_calls_;

@@ -209,3 +209,36 @@ TEST_CASE("unnamed nodes are invisible to find until renamed, and take a dead no
   CHECK(g.find("scale") == c);
   CHECK(lint(g));
 }
+
+TEST_CASE("the graph counts the get_attr nodes reading each constant", "[engine][graph]") {
+  Graph g;
+  g.constants().set("w", ConstantTensor::from_floats({2}, {1, 2}));
+  g.constants().set("unused", ConstantTensor::from_floats({1}, {3}));
+  CHECK(g.constants().readers("w") == 0);
+  Node* a = g.add_get_attr("a", "w");
+  Node* b = g.add_get_attr("b", "w");
+  CHECK(g.constants().readers("w") == 2);
+  CHECK(g.constants().readers("unused") == 0);
+  CHECK(g.constants().readers("missing") == 0);
+  g.erase(a);
+  CHECK(g.constants().readers("w") == 1);
+  // Re-targeting moves the count.
+  g.set_constant(b, "unused");
+  CHECK(g.constants().readers("w") == 0);
+  CHECK(g.constants().readers("unused") == 1);
+  CHECK(g.rename_constant(b, "kept") == "kept");
+  CHECK(g.constants().readers("kept") == 1);
+  // Replacing the tensor keeps the count; a clone counts its own nodes.
+  g.constants().set("kept", ConstantTensor::from_floats({1}, {4}));
+  CHECK(g.constants().readers("kept") == 1);
+  std::unique_ptr<Graph> copy = g.clone();
+  CHECK(copy->constants().readers("kept") == 1);
+  CHECK(copy->constants().readers("w") == 0);
+  // A constant erased and stored again does not count the node that read the old one.
+  g.constants().erase("kept");
+  g.constants().set("kept", ConstantTensor::from_floats({1}, {5}));
+  CHECK(g.constants().readers("kept") == 0);
+  g.erase(b);  // its reference is stale: nothing to take back
+  CHECK(g.constants().readers("kept") == 0);
+  CHECK(copy->constants().readers("kept") == 1);
+}
