@@ -294,13 +294,15 @@ uint32_t Matcher::compute_state(const Node* node) {
   return state;
 }
 
-std::vector<Node*> Matcher::label_all() {
+std::vector<Node*> Matcher::label_all(const std::function<void(Node*)>& on_anchor) {
   node_state_.assign(graph_.id_bound(), 0);
   std::vector<Node*> anchors;
   for (Node* node : graph_.nodes()) {
     uint32_t state = compute_state(node);
     node_state_[node->id()] = state;
-    if (!state_rules_[state].empty()) anchors.push_back(node);
+    if (state_rules_[state].empty()) continue;
+    anchors.push_back(node);
+    if (on_anchor) on_anchor(node);
   }
   return anchors;
 }

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -111,7 +112,9 @@ class Matcher {
   Matcher(const CompiledRules& compiled, const Graph& graph);
 
   /// Labels every node (in graph order); returns the nodes whose state anchors a rule, in order.
-  std::vector<Node*> label_all();
+  /// `on_anchor`, when given, is called with each of those right after it is labelled: every
+  /// node before it has its state then, none after it.
+  std::vector<Node*> label_all(const std::function<void(Node*)>& on_anchor = {});
   /// Relabels `nodes` (any order; each must be live) and every user up to max_height above
   /// them; returns the relabelled nodes (candidate anchors) in graph order, each once.
   std::vector<Node*> relabel(const std::vector<Node*>& nodes);

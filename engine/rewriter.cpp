@@ -52,7 +52,19 @@ class Driver {
   }
 
   RewriteResult run() {
-    first_anchors_ = matcher_.label_all();
+    // The first phase's first matches are found while labelling, at each anchor right after it
+    // is labelled: on a big graph a separate pass would fetch every anchor's pattern nodes from
+    // memory a second time. Patterns that reach some of their nodes through users (multi-output
+    // joins) need those users' states, so they wait for the whole graph's labels.
+    if (rules_.phases.empty()) {
+      first_anchors_ = matcher_.label_all();
+    } else {
+      std::vector<char> early = enabled_in(rules_.phases[0]);
+      for (size_t r = 0; r < early.size(); ++r)
+        early[r] = early[r] && !joins_users(rules_.rules[r]);
+      first_anchors_ = matcher_.label_all(
+          [&](Node* anchor) { find_matches_at(anchor, early, &first_matches_); });
+    }
     result_.nodes_labelled += graph_.size();
     for (const Phase& phase : rules_.phases) {
       ++phase_index_;
@@ -108,9 +120,36 @@ class Driver {
 
   // ** phases **
 
-  bool run_phase(const Phase& phase) {
+  std::vector<char> enabled_in(const Phase& phase) const {
     std::vector<char> enabled(rules_.rules.size(), 0);
     for (uint32_t r : phase.rules) enabled[r] = 1;
+    return enabled;
+  }
+
+  /// True if binding `rule` can reach a pattern node only through the users of a bound one: a
+  /// second root, or a node that no root reads through operands.
+  static bool joins_users(const Rule& rule) {
+    if (rule.roots.size() != 1) return true;
+    std::vector<char> reached(rule.nodes.size(), 0);
+    std::vector<uint32_t> work = {rule.roots[0]};
+    reached[rule.roots[0]] = 1;
+    while (!work.empty()) {
+      uint32_t p = work.back();
+      work.pop_back();
+      for (const PatAlt& alt : rule.nodes[p].alts) {
+        for (const PatValue& v : alt.operands) {
+          if (v.kind == PatValue::Kind::kNode && !reached[v.index]) {
+            reached[v.index] = 1;
+            work.push_back(v.index);
+          }
+        }
+      }
+    }
+    return std::find(reached.begin(), reached.end(), 0) != reached.end();
+  }
+
+  bool run_phase(const Phase& phase) {
+    std::vector<char> enabled = enabled_in(phase);
     // The first phase starts from label_all's anchors; later ones walk the rewritten graph.
     std::vector<Node*> anchors;
     if (phase_index_ == 0) {
@@ -122,7 +161,17 @@ class Driver {
     }
     int max = phase.mode == PhaseMode::kOnce ? 1 : std::max(1, phase.max_iterations);
     for (int iteration = 1;; ++iteration) {
-      std::vector<Match> matches = find_matches(anchors, enabled);
+      std::vector<Match> matches;
+      if (phase_index_ == 0 && iteration == 1) {
+        // Found while labelling (run()); the rules that join through users are still to do.
+        matches = std::move(first_matches_);
+        std::vector<char> joining = enabled;
+        for (size_t r = 0; r < joining.size(); ++r)
+          joining[r] = joining[r] && joins_users(rules_.rules[r]);
+        for (Node* node : anchors) find_matches_at(node, joining, &matches);
+      } else {
+        for (Node* node : anchors) find_matches_at(node, enabled, &matches);
+      }
       if (matches.empty()) return true;
       if (iteration > max) {
         // The rules still matching and those that fired in the last two iterations: in a
@@ -160,24 +209,22 @@ class Driver {
     }
   }
 
-  std::vector<Match> find_matches(const std::vector<Node*>& anchors, const std::vector<char>& enabled) {
-    std::vector<Match> found;
-    for (Node* node : anchors) {
-      if (node->is_dead()) continue;
-      Matcher::AnchorMatches at(matcher_, node);
-      for (uint32_t r : matcher_.anchored_rules(node)) {
-        if (!enabled[r]) continue;
-        RuleStats& s = result_.stats[r];
-        ++s.candidates;
-        auto start = Clock::now();
-        std::optional<Match> m = at.match(r);
-        s.seconds += seconds_since(start);
-        if (!m) continue;
-        ++s.matches;
-        found.push_back(std::move(*m));
-      }
+  /// Appends the matches of the `enabled` rules anchored at `node` to `found`. The order of
+  /// `found` does not matter: apply_non_overlapping sorts it (one match per anchor and rule).
+  void find_matches_at(Node* node, const std::vector<char>& enabled, std::vector<Match>* found) {
+    if (node->is_dead()) return;
+    Matcher::AnchorMatches at(matcher_, node);
+    for (uint32_t r : matcher_.anchored_rules(node)) {
+      if (!enabled[r]) continue;
+      RuleStats& s = result_.stats[r];
+      ++s.candidates;
+      auto start = Clock::now();
+      std::optional<Match> m = at.match(r);
+      s.seconds += seconds_since(start);
+      if (!m) continue;
+      ++s.matches;
+      found->push_back(std::move(*m));
     }
-    return found;
   }
 
   /// Greedy by benefit, then graph order of the anchor, then rule order.
@@ -733,6 +780,7 @@ class Driver {
   std::vector<UnnamedConstant> unnamed_constants_;
   int phase_index_ = -1;
   std::vector<Node*> first_anchors_;  // from label_all, for the first phase
+  std::vector<Match> first_matches_;  // found while labelling, for the first phase
   std::vector<Node*> replaced_by_;    // by node id: what a replaced root's uses now read
   // Nodes are never freed during a run (erased ones wait for Graph::compact()), so the ids
   // handed out since the start count every node the run created: the memory it holds.
