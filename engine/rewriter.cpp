@@ -85,10 +85,8 @@ class Driver {
   std::string validate(const Match& m) const {
     const Rule& rule = rules_.rules[m.rule];
     NodeSet in_match(m.nodes);
-    std::vector<char> is_root(rule.nodes.size(), 0);
-    for (uint32_t r : rule.roots) is_root[r] = 1;
     for (uint32_t p = 0; p < rule.nodes.size(); ++p) {
-      if (is_root[p]) continue;
+      if (std::find(rule.roots.begin(), rule.roots.end(), p) != rule.roots.end()) continue;
       for (const Node* u : m.nodes[p]->users()) {
         if (!in_match.contains(u)) {
           return "interior value '" + m.nodes[p]->name() + "' is also used by '" + u->name() +
@@ -99,15 +97,16 @@ class Driver {
       }
     }
     // A value the replacement reads must not depend on a value it replaces.
-    for (const Node* needed : needed_values(m)) {
+    std::string cycle;
+    for_each_needed_value(m, [&](const Node* needed) {
       for (uint32_t r : rule.roots) {
-        if (depends_on(needed, m.nodes[r], in_match)) {
-          return "the replacement reads '" + needed->name() + "', which is computed from '" +
-                 m.nodes[r]->name() + "' that it replaces: rewriting would create a cycle";
+        if (cycle.empty() && depends_on(needed, m.nodes[r], in_match)) {
+          cycle = "the replacement reads '" + needed->name() + "', which is computed from '" +
+                  m.nodes[r]->name() + "' that it replaces: rewriting would create a cycle";
         }
       }
-    }
-    return "";
+    });
+    return cycle;
   }
 
  private:
@@ -331,22 +330,23 @@ class Driver {
 
   // ** applying one match **
 
-  /// The graph nodes the replacement reads from the pattern (variables and pattern nodes).
-  std::vector<const Node*> needed_values(const Match& m) const {
+  /// Calls `fn` with each graph node the replacement reads from the pattern (variables and
+  /// pattern nodes), as often as it is read.
+  template <typename Fn>
+  void for_each_needed_value(const Match& m, const Fn& fn) const {
     const Rule& rule = rules_.rules[m.rule];
-    std::vector<const Node*> out;
     for (const ReplOp& op : rule.replacement) {
-      for (const ReplValue& v : op.operands) add_needed(m, v, &out);
+      for (const ReplValue& v : op.operands) visit_needed(m, v, fn);
     }
-    for (const ReplValue& v : rule.results) add_needed(m, v, &out);
-    return out;
+    for (const ReplValue& v : rule.results) visit_needed(m, v, fn);
   }
 
-  static void add_needed(const Match& m, const ReplValue& v, std::vector<const Node*>* out) {
+  template <typename Fn>
+  static void visit_needed(const Match& m, const ReplValue& v, const Fn& fn) {
     if (v.kind == ReplValue::Kind::kValue) {
-      if (const Node* n = binding_node(m, v.value)) out->push_back(n);
+      if (const Node* n = binding_node(m, v.value)) fn(n);
     }
-    for (const ReplValue& item : v.items) add_needed(m, item, out);
+    for (const ReplValue& item : v.items) visit_needed(m, item, fn);
   }
 
   static Node* binding_node(const Match& m, const ValueRef& ref) {
@@ -376,9 +376,11 @@ class Driver {
   /// Applies `m`. nullopt: a rule error (reported); false: declined (placement); true: done.
   std::optional<bool> apply(const Match& m, std::vector<Node*>* touched) {
     const Rule& rule = rules_.rules[m.rule];
-    std::vector<Input> results(rule.replacement.size());
-    std::vector<Node*> created;
-    created.reserve(16);  // a handful of nodes per rewrite: one allocation, not four
+    // Scratch kept across matches: a rewrite should not allocate for its bookkeeping.
+    std::vector<Input>& results = apply_results_;
+    results.assign(rule.replacement.size(), Input::none());
+    std::vector<Node*>& created = apply_created_;
+    created.clear();
     folded_count_ = 0;
     // Nothing created is named yet, and no folded constant is in the store (name_created).
     auto rollback = [&]() {
@@ -394,17 +396,20 @@ class Driver {
     for (uint32_t r : rule.roots) {
       if (Graph::is_before(m.nodes[r], first_root)) first_root = m.nodes[r];
     }
-    // An op that replaces a root takes the root's name (name_results); its folded operands are
+    // An op that replaces a root takes the root's name (name_created); its folded operands are
     // named after that from the start ("stem_bn.weight").
-    std::vector<std::string> final_names(rule.replacement.size());
+    std::vector<const std::string*>& final_names = apply_final_names_;
+    final_names.assign(rule.replacement.size(), nullptr);
     for (size_t i = 0; i < rule.roots.size(); ++i) {
       if (rule.results[i].kind == ReplValue::Kind::kResult) {
-        final_names[rule.results[i].index] = m.nodes[rule.roots[i]]->name();
+        final_names[rule.results[i].index] = &m.nodes[rule.roots[i]]->name();
       }
     }
+    static const std::string kNoName;
     for (size_t i = 0; i < rule.replacement.size(); ++i) {
       const ReplOp& op = rule.replacement[i];
-      std::optional<Input> value = build_op(m, op, final_names[i], first_root, results, &created);
+      const std::string& final_name = final_names[i] != nullptr ? *final_names[i] : kNoName;
+      std::optional<Input> value = build_op(m, op, final_name, first_root, results, &created);
       if (!value) {
         rollback();
         return std::nullopt;
@@ -413,7 +418,8 @@ class Driver {
     }
     // Each result must be defined before the first user of the value it replaces.
     NodeSet in_match(m.nodes);
-    std::vector<Node*> replacements(rule.roots.size(), nullptr);
+    std::vector<Node*>& replacements = apply_replacements_;
+    replacements.assign(rule.roots.size(), nullptr);
     for (size_t i = 0; i < rule.roots.size(); ++i) {
       Input v = resolve(m, rule.results[i], results);
       Node* root = m.nodes[rule.roots[i]];
@@ -762,6 +768,10 @@ class Driver {
   Matcher matcher_;
   RewriteResult result_;
   std::deque<Folded> folded_;  // a deque: Folded* stay valid while it grows
+  std::vector<Input> apply_results_;  // apply's scratch
+  std::vector<Node*> apply_created_;
+  std::vector<const std::string*> apply_final_names_;
+  std::vector<Node*> apply_replacements_;
   std::vector<Input> op_inputs_;     // build_op's scratch
   std::vector<AttrValue> op_attrs_;  // build_op's scratch
   size_t folded_count_ = 0;    // the current match's entries; later ones are kept for reuse
