@@ -58,14 +58,13 @@ Node* Graph::create(NodeKind kind, std::string_view name, std::string target) {
 }
 
 Node* Graph::create_unnamed(NodeKind kind, std::string target) {
-  auto node = std::make_unique<Node>();
+  Node* node = pool_.acquire();
   node->id_ = static_cast<NodeId>(storage_.size());
   node->kind_ = kind;
   node->target_ = std::move(target);
-  Node* raw = node.get();
-  storage_.push_back(std::move(node));
+  storage_.push_back(node);
   ++live_count_;
-  return raw;
+  return node;
 }
 
 Node* Graph::add_placeholder(std::string_view name, std::optional<TensorType> type) {
@@ -346,13 +345,14 @@ std::string Graph::rename_constant(Node* node, std::string_view target) {
 }
 
 void Graph::compact() {
-  std::vector<std::unique_ptr<Node>> live;
+  std::vector<Node*> live;
   live.reserve(live_count_);
-  for (Node* n = first_; n != nullptr; n = n->next_) {
-    live.push_back(std::move(storage_[n->id_]));
-  }
+  for (Node* n = first_; n != nullptr; n = n->next_) live.push_back(n);
   by_name_.erase_if([](const Node* n) { return n->dead_; });
-  storage_ = std::move(live);  // frees the dead nodes
+  for (Node* n : storage_) {
+    if (n->dead_) pool_.release(n);  // frees its name, lists and meta now; the slot is reused
+  }
+  storage_ = std::move(live);
   for (size_t i = 0; i < storage_.size(); ++i) storage_[i]->id_ = static_cast<NodeId>(i);
   renumber();
 }

@@ -23,6 +23,7 @@
 #include "engine/constants.h"
 #include "engine/op_schema.h"
 #include "engine/shape.h"
+#include "engine/support/chunk_pool.h"
 #include "engine/support/name_index.h"
 #include "engine/support/shared_string.h"
 #include "engine/support/string_map.h"
@@ -225,7 +226,7 @@ class Graph {
   std::vector<Node*> placeholders() const;
   Node* find(std::string_view name) const;
   /// Node by id (including dead nodes until compact()); nullptr when out of range.
-  Node* node(NodeId id) const { return id < storage_.size() ? storage_[id].get() : nullptr; }
+  Node* node(NodeId id) const { return id < storage_.size() ? storage_[id] : nullptr; }
   /// One past the largest id handed out: the size for NodeId-indexed side tables.
   size_t id_bound() const { return storage_.size(); }
   size_t size() const { return live_count_; }
@@ -259,7 +260,8 @@ class Graph {
   void add_use(Node* producer, Node* user);
   void remove_use(Node* producer, Node* user);
 
-  std::vector<std::unique_ptr<Node>> storage_;
+  ChunkPool<Node> pool_;        // owns the nodes, live and dead
+  std::vector<Node*> storage_;  // by id
   NameIndex<Node> by_name_;  // dead nodes stay until their name is reused or compact()
   // Next suffix per base name; a cache that unique_name() (a query) advances.
   mutable StringMap<uint32_t> name_counters_;

@@ -120,6 +120,17 @@ TEST_CASE("erase_dead_nodes removes unused chains and compact renumbers", "[engi
   CHECK(g.size() == 2);
   CHECK(g.id_bound() == 2);
   CHECK(lint(g));
+  // The dropped nodes' storage is reused, fresh: no name, users or inputs of the old ones.
+  Node* b = call(g, "sigmoid", {Input::of(x)});
+  Node* c = call(g, "relu", {Input::of(b)});
+  g.set_output({Input::of(c)});
+  CHECK(b->id() == 2);
+  CHECK(c->id() == 3);
+  CHECK(b->name() == "sigmoid");
+  CHECK(b->users().size() == 1);
+  CHECK(c->users().size() == 1);
+  CHECK(g.find("relu") == c);  // the dropped nodes' names are free again
+  CHECK(lint(g));
 }
 
 TEST_CASE("clone is deep and lints clean", "[engine][graph]") {
