@@ -468,7 +468,9 @@ class Driver {
   /// a live node still reads a constant by that name.
   void name_created(const Match& m, const std::vector<Node*>& replacements) {
     const Rule& rule = rules_.rules[m.rule];
-    for (size_t i = 0; i < rule.roots.size(); ++i) {
+    // Last root first: a value returned for two roots is named after the last, as apply()
+    // named its folded operands.
+    for (size_t i = rule.roots.size(); i-- > 0;) {
       Node* root = m.nodes[rule.roots[i]];
       Node* r = replacements[i];
       // rename() makes the name unique: were the root's name taken again, r would get a suffix.
