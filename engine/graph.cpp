@@ -43,7 +43,7 @@ const AttrValue& Node::attr(std::string_view name) const {
 
 size_t Node::num_distinct_users() const {
   if (users_.size() <= 1) return users_.size();
-  std::vector<Node*> distinct = users_;
+  std::vector<Node*> distinct(users_.begin(), users_.end());
   std::sort(distinct.begin(), distinct.end());
   return static_cast<size_t>(std::unique(distinct.begin(), distinct.end()) - distinct.begin());
 }
@@ -225,10 +225,10 @@ void Graph::renumber() {
 void Graph::add_use(Node* producer, Node* user) { producer->users_.push_back(user); }
 
 void Graph::remove_use(Node* producer, Node* user) {
-  auto& users = producer->users_;
+  PointerList<Node>& users = producer->users_;
   auto it = std::find(users.begin(), users.end(), user);
   GRAFT_CHECK(it != users.end()) << user->name_ << " is not a user of " << producer->name_;
-  users.erase(it);
+  users.erase_at(static_cast<size_t>(it - users.begin()));
 }
 
 // ** mutation **
@@ -250,8 +250,7 @@ void Graph::set_attr(Node* node, std::string_view name, AttrValue value) {
 
 size_t Graph::replace_all_uses_with(Node* old_node, Node* replacement) {
   GRAFT_CHECK(old_node != replacement) << "replacing " << old_node->name_ << " with itself";
-  std::vector<Node*> users = std::move(old_node->users_);
-  old_node->users_.clear();
+  PointerList<Node> users = std::move(old_node->users_);  // leaves old_node's list empty
   size_t moved = 0;
   for (Node* user : users) {
     // A user appears once per use; rewrite one matching slot per entry.
@@ -279,7 +278,7 @@ void Graph::erase(Node* node) {
   // creates a few, which reuse this memory while it is still in cache. On a large graph, new
   // nodes otherwise land on fresh pages (a page fault and a zeroed page each).
   std::vector<Input>().swap(node->inputs_);
-  std::vector<Node*>().swap(node->users_);
+  node->users_.release();
   std::vector<AttrValue>().swap(node->attrs_);
   if (insert_before_ == node) insert_before_ = node->next_;
   unlink(node);

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,7 @@
 #include "engine/shape.h"
 #include "engine/support/chunk_pool.h"
 #include "engine/support/name_index.h"
+#include "engine/support/pointer_list.h"
 #include "engine/support/shared_string.h"
 #include "engine/support/string_map.h"
 
@@ -82,7 +84,7 @@ class Node {
   const AttrValue& attr(std::string_view name) const;
 
   /// One entry per use: a user that reads this node twice appears twice.
-  const std::vector<Node*>& users() const { return users_; }
+  std::span<Node* const> users() const { return users_.span(); }
   /// Number of distinct user nodes (fx's len(node.users)).
   size_t num_distinct_users() const;
 
@@ -105,7 +107,7 @@ class Node {
   bool dead_ = false;
   const OpSchema* schema_ = nullptr;
   std::vector<Input> inputs_;
-  std::vector<Node*> users_;
+  PointerList<Node> users_;  // two inline: most values have one or two users
   uint64_t order_ = 0;
   Node* prev_ = nullptr;
   Node* next_ = nullptr;

@@ -108,7 +108,8 @@ class Binder {
       if (b.nodes[q] != nullptr) continue;
       Node* via = bound_operand_of(b, q);
       if (via == nullptr) continue;
-      std::vector<Node*> users = via->users();
+      std::span<Node* const> via_users = via->users();
+      std::vector<Node*> users(via_users.begin(), via_users.end());
       std::sort(users.begin(), users.end(), Graph::is_before);
       users.erase(std::unique(users.begin(), users.end()), users.end());
       for (Node* u : users) {

@@ -49,7 +49,8 @@ class Verifier {
     if (count != graph_.size()) fail(nullptr, "live node count does not match the list");
     if (graph_.output() == nullptr) fail(nullptr, "graph has no output node");
     for (const Node* node : graph_.nodes()) {
-      std::vector<const Node*> actual(node->users().begin(), node->users().end());
+      std::span<Node* const> users = node->users();
+      std::vector<const Node*> actual(users.begin(), users.end());
       std::vector<const Node*>& expected = expected_users[node];
       std::sort(actual.begin(), actual.end());
       std::sort(expected.begin(), expected.end());
