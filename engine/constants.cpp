@@ -47,11 +47,12 @@ const ConstantTensor* ConstantStore::find(std::string_view name) const {
   return e == nullptr ? nullptr : &e->tensor;
 }
 
+bool ConstantStore::is_current(const ConstantRef& ref) const {
+  return ref.stamp != 0 && ref.slot < entries_.size() && entries_[ref.slot].stamp == ref.stamp;
+}
+
 const ConstantTensor* ConstantStore::find(std::string_view name, const ConstantRef& ref) const {
-  if (ref.stamp != 0 && ref.slot < entries_.size() && entries_[ref.slot].stamp == ref.stamp) {
-    return &entries_[ref.slot].tensor;
-  }
-  return find(name);
+  return is_current(ref) ? &entries_[ref.slot].tensor : find(name);
 }
 
 ConstantRef ConstantStore::ref_of(std::string_view name) const {
@@ -99,8 +100,7 @@ uint32_t ConstantStore::readers(std::string_view name) const {
 }
 
 void ConstantStore::add_readers(const ConstantRef& ref, int delta) {
-  if (ref.stamp == 0 || ref.slot >= entries_.size() || entries_[ref.slot].stamp != ref.stamp)
-    return;
+  if (!is_current(ref)) return;
   Entry& e = entries_[ref.slot];
   e.readers = static_cast<uint32_t>(static_cast<int64_t>(e.readers) + delta);
 }

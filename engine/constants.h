@@ -118,6 +118,8 @@ class ConstantStore {
   friend class Graph;
   /// Adds `delta` to the reader count of the entry `ref` refers to; nothing when it is stale.
   void add_readers(const ConstantRef& ref, int delta);
+  /// True if `ref` refers to a stored entry (not to nothing, nor to an erased or replaced one).
+  bool is_current(const ConstantRef& ref) const;
 
   std::deque<Entry> entries_;
   std::vector<size_t> free_;  // erased entries' slots, reused first

@@ -76,9 +76,8 @@ Node* Graph::add_placeholder(std::string_view name, std::optional<TensorType> ty
 }
 
 Node* Graph::add_get_attr(std::string_view name, std::string_view target) {
-  Node* node = create(NodeKind::kGetAttr, name, std::string(target));
-  node->constant_ = constants_.ref_of(target);
-  constants_.add_readers(node->constant_, 1);
+  Node* node = create(NodeKind::kGetAttr, name, std::string());
+  point_at_constant(node, target);
   if (const ConstantTensor* t = constant(*node)) node->meta_.type = t->type();
   link_before(node, insert_before_ ? insert_before_ : output_);
   return node;
@@ -321,10 +320,14 @@ std::string Graph::rename(Node* node, std::string_view name) {
 
 void Graph::set_constant(Node* node, std::string_view target) {
   GRAFT_CHECK(node->kind_ == NodeKind::kGetAttr) << "set_constant on " << node->name_;
+  point_at_constant(node, target);
+  GRAFT_CHECK(node->constant_.stamp != 0) << "set_constant: no constant named " << target;
+}
+
+void Graph::point_at_constant(Node* node, std::string_view target) {
   constants_.add_readers(node->constant_, -1);
   node->target_ = target;
   node->constant_ = constants_.ref_of(target);
-  GRAFT_CHECK(node->constant_.stamp != 0) << "set_constant: no constant named " << target;
   constants_.add_readers(node->constant_, 1);
 }
 
@@ -337,9 +340,7 @@ std::string Graph::rename_constant(Node* node, std::string_view target) {
     constants_.erase(node->target_);
     constants_.set(fresh, std::move(copy));
   }
-  node->target_ = fresh;
-  node->constant_ = constants_.ref_of(fresh);
-  constants_.add_readers(node->constant_, 1);
+  point_at_constant(node, fresh);
   return fresh;
 }
 

@@ -255,6 +255,9 @@ class Graph {
  private:
   Node* create(NodeKind kind, std::string_view name, std::string target);
   Node* create_unnamed(NodeKind kind, std::string target);
+  /// Makes get_attr `node` read constant `target` (by name, and by reference when the store
+  /// has it), moving its count from the constant it read before.
+  void point_at_constant(Node* node, std::string_view target);
   void link_before(Node* node, Node* position);  // position nullptr = append
   void unlink(Node* node);
   void assign_order(Node* node);
