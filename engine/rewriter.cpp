@@ -59,9 +59,8 @@ class Driver {
     if (rules_.phases.empty()) {
       first_anchors_ = matcher_.label_all();
     } else {
-      std::vector<char> early = enabled_in(rules_.phases[0]);
-      for (size_t r = 0; r < early.size(); ++r)
-        early[r] = early[r] && !joins_users(rules_.rules[r]);
+      for (const Rule& rule : rules_.rules) joins_users_.push_back(joins_users(rule));
+      std::vector<char> early = enabled_in(rules_.phases[0], /*joining=*/false);
       first_anchors_ = matcher_.label_all(
           [&](Node* anchor) { find_matches_at(anchor, early, &first_matches_); });
     }
@@ -119,9 +118,13 @@ class Driver {
 
   // ** phases **
 
-  std::vector<char> enabled_in(const Phase& phase) const {
+  /// By rule: 1 for the rules of `phase`; with `joining` given, only for those whose pattern
+  /// does (true) or does not (false) join through users (joins_users_).
+  std::vector<char> enabled_in(const Phase& phase, std::optional<bool> joining = {}) const {
     std::vector<char> enabled(rules_.rules.size(), 0);
-    for (uint32_t r : phase.rules) enabled[r] = 1;
+    for (uint32_t r : phase.rules) {
+      enabled[r] = !joining || static_cast<bool>(joins_users_[r]) == *joining;
+    }
     return enabled;
   }
 
@@ -164,9 +167,7 @@ class Driver {
       if (phase_index_ == 0 && iteration == 1) {
         // Found while labelling (run()); the rules that join through users are still to do.
         matches = std::move(first_matches_);
-        std::vector<char> joining = enabled;
-        for (size_t r = 0; r < joining.size(); ++r)
-          joining[r] = joining[r] && joins_users(rules_.rules[r]);
+        std::vector<char> joining = enabled_in(phase, /*joining=*/true);
         for (Node* node : anchors) find_matches_at(node, joining, &matches);
       } else {
         for (Node* node : anchors) find_matches_at(node, enabled, &matches);
@@ -793,6 +794,7 @@ class Driver {
   int phase_index_ = -1;
   std::vector<Node*> first_anchors_;  // from label_all, for the first phase
   std::vector<Match> first_matches_;  // found while labelling, for the first phase
+  std::vector<char> joins_users_;     // by rule, see joins_users (set when there are phases)
   std::vector<Node*> replaced_by_;    // by node id: what a replaced root's uses now read
   // Nodes are never freed during a run (erased ones wait for Graph::compact()), so the ids
   // handed out since the start count every node the run created: the memory it holds.
