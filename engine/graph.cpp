@@ -6,6 +6,7 @@
 #include "engine/graph.h"
 
 #include <algorithm>
+#include <charconv>
 
 #include "engine/support/check.h"
 
@@ -382,17 +383,25 @@ void Graph::sort_in_order(std::vector<Node*>& nodes) {
 
 std::string Graph::unique_name(std::string_view base) const {
   if (find(base) == nullptr) return std::string(base);
-  std::string candidate;
   // Strip a numeric suffix so "conv_1" grows to "conv_2", not "conv_1_1" (fx does the same).
-  std::string stem(base);
+  std::string_view stem = base;
   size_t underscore = stem.rfind('_');
-  if (underscore != std::string::npos && underscore + 1 < stem.size() &&
-      stem.find_first_not_of("0123456789", underscore + 1) == std::string::npos) {
-    stem.resize(underscore);
+  if (underscore != std::string_view::npos && underscore + 1 < stem.size() &&
+      stem.find_first_not_of("0123456789", underscore + 1) == std::string_view::npos) {
+    stem = stem.substr(0, underscore);
   }
-  uint32_t& counter = name_counters_.try_emplace(stem, 0).first->second;
+  // Every rewrite names its new nodes here ("mul_1249"): one counter lookup and one index probe
+  // per try, the candidate built in place; no temporary strings.
+  auto it = name_counters_.find(stem);
+  if (it == name_counters_.end()) it = name_counters_.emplace(std::string(stem), 0).first;
+  uint32_t& counter = it->second;
+  std::string candidate(stem);
+  candidate.push_back('_');
   for (;;) {
-    candidate = stem + "_" + std::to_string(++counter);
+    char digits[16];
+    auto [end, ec] = std::to_chars(digits, digits + sizeof digits, ++counter);
+    candidate.resize(stem.size() + 1);
+    candidate.append(digits, end);
     if (find(candidate) == nullptr) return candidate;
   }
 }
