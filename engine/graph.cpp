@@ -91,21 +91,21 @@ Node* Graph::add_unnamed_get_attr(TensorType type) {
   return node;
 }
 
-Node* Graph::add_call(const OpSchema& schema, std::vector<Input> inputs,
+Node* Graph::add_call(const OpSchema& schema, const std::vector<Input>& inputs,
                       std::vector<AttrValue> attrs, std::string_view name_hint) {
-  Node* node = add_unnamed_call(schema, std::move(inputs), std::move(attrs));
+  Node* node = add_unnamed_call(schema, inputs, std::move(attrs));
   node->name_ = unique_name(name_hint.empty() ? std::string_view(schema.name) : name_hint);
   by_name_.insert_or_assign(node);  // the name may be a dead node's
   return node;
 }
 
-Node* Graph::add_unnamed_call(const OpSchema& schema, std::vector<Input> inputs,
+Node* Graph::add_unnamed_call(const OpSchema& schema, const std::vector<Input>& inputs,
                               std::vector<AttrValue> attrs) {
   GRAFT_CHECK(attrs.size() == schema.attrs.size())
       << schema.name << ": " << attrs.size() << " attrs given, schema has " << schema.attrs.size();
   Node* node = create_unnamed(NodeKind::kCallFunction, schema.name);
   node->schema_ = &schema;
-  node->inputs_ = std::move(inputs);
+  node->inputs_.assign(inputs);
   node->attrs_ = std::move(attrs);
   for (const Input& in : node->inputs_) {
     if (in.is_node()) add_use(in.node, node);
@@ -114,19 +114,19 @@ Node* Graph::add_unnamed_call(const OpSchema& schema, std::vector<Input> inputs,
   return node;
 }
 
-Node* Graph::set_output(std::vector<Input> outputs) {
+Node* Graph::set_output(const std::vector<Input>& outputs) {
   if (output_ != nullptr) {
     for (const Input& in : output_->inputs_) {
       if (in.is_node()) remove_use(in.node, output_);
     }
-    output_->inputs_ = std::move(outputs);
+    output_->inputs_.assign(outputs);
     for (const Input& in : output_->inputs_) {
       if (in.is_node()) add_use(in.node, output_);
     }
     return output_;
   }
   Node* node = create(NodeKind::kOutput, "output", "output");
-  node->inputs_ = std::move(outputs);
+  node->inputs_.assign(outputs);
   for (const Input& in : node->inputs_) {
     if (in.is_node()) add_use(in.node, node);
   }
@@ -142,21 +142,22 @@ std::vector<AttrValue> Graph::default_attrs(const OpSchema& schema) {
   return attrs;
 }
 
-std::unique_ptr<Node> Graph::make_detached_call(const OpSchema& schema, std::vector<Input> inputs,
+std::unique_ptr<Node> Graph::make_detached_call(const OpSchema& schema,
+                                                const std::vector<Input>& inputs,
                                                 std::vector<AttrValue> attrs) {
   auto node = std::make_unique<Node>();
   reset_detached_call(*node, schema, inputs, attrs);
   return node;
 }
 
-void Graph::reset_detached_call(Node& node, const OpSchema& schema, std::vector<Input>& inputs,
-                                std::vector<AttrValue>& attrs) {
+void Graph::reset_detached_call(Node& node, const OpSchema& schema,
+                                const std::vector<Input>& inputs, std::vector<AttrValue>& attrs) {
   GRAFT_CHECK(attrs.size() == schema.attrs.size()) << schema.name << ": attrs not bound";
   GRAFT_CHECK(node.prev_ == nullptr && node.next_ == nullptr) << "reset of a graph node";
   node.kind_ = NodeKind::kCallFunction;
   node.schema_ = &schema;
   node.target_ = schema.name;
-  node.inputs_.swap(inputs);
+  node.inputs_.assign(inputs);
   node.attrs_.swap(attrs);
 }
 
@@ -171,7 +172,7 @@ void Graph::reset_detached_constant(Node& node, std::optional<TensorType>& type)
   GRAFT_CHECK(node.prev_ == nullptr && node.next_ == nullptr) << "reset of a graph node";
   node.kind_ = NodeKind::kGetAttr;
   node.schema_ = nullptr;
-  node.inputs_.clear();
+  node.inputs_.assign({});
   node.attrs_.clear();
   node.meta_.type.swap(type);
 }
@@ -277,7 +278,7 @@ void Graph::erase(Node* node) {
   // Release the lists now rather than at compact(): a rewrite erases several nodes and then
   // creates a few, which reuse this memory while it is still in cache. On a large graph, new
   // nodes otherwise land on fresh pages (a page fault and a zeroed page each).
-  std::vector<Input>().swap(node->inputs_);
+  node->inputs_.release();
   node->users_.release();
   std::vector<AttrValue>().swap(node->attrs_);
   if (insert_before_ == node) insert_before_ = node->next_;
@@ -411,7 +412,7 @@ std::unique_ptr<Graph> Graph::clone(std::vector<Node*>* mapping) const {
   copy->constants_ = constants_;
   std::vector<Node*> map(storage_.size(), nullptr);
   for (Node* n : nodes()) {
-    std::vector<Input> inputs = n->inputs_;
+    std::vector<Input> inputs(n->inputs_.begin(), n->inputs_.end());
     for (Input& in : inputs) {
       if (in.is_node()) in.node = map[in.node->id_];
     }

@@ -25,8 +25,8 @@
 #include "engine/op_schema.h"
 #include "engine/shape.h"
 #include "engine/support/chunk_pool.h"
+#include "engine/support/inline_vector.h"
 #include "engine/support/name_index.h"
-#include "engine/support/pointer_list.h"
 #include "engine/support/shared_string.h"
 #include "engine/support/string_map.h"
 
@@ -75,7 +75,7 @@ class Node {
   const OpSchema* schema() const { return schema_; }
   bool is_op(std::string_view op_name) const;
 
-  const std::vector<Input>& inputs() const { return inputs_; }
+  std::span<const Input> inputs() const { return inputs_.span(); }
   const Input& input(size_t i) const { return inputs_[i]; }
   /// The producer of input `i`, or nullptr when it is a scalar or None.
   Node* input_node(size_t i) const { return i < inputs_.size() ? inputs_[i].node : nullptr; }
@@ -101,14 +101,15 @@ class Node {
  private:
   friend class Graph;
   // What labelling, matching and the driver read for every node they visit comes first: on a
-  // big graph each visit is a cache miss, and these fill the first 64 bytes.
+  // big graph each visit is a cache miss. Up to three operands are kept in the node itself
+  // (conv2d(x, w, b)), so reading them is no second miss, and creating the node no malloc.
   NodeId id_ = 0;
   NodeKind kind_ = NodeKind::kCallFunction;
   bool dead_ = false;
   const OpSchema* schema_ = nullptr;
-  std::vector<Input> inputs_;
-  PointerList<Node> users_;  // two inline: most values have one or two users
   uint64_t order_ = 0;
+  PointerList<Node> users_;  // two inline: most values have one or two users
+  InlineVector<Input, 3> inputs_;
   Node* prev_ = nullptr;
   Node* next_ = nullptr;
   std::vector<AttrValue> attrs_;
@@ -163,35 +164,36 @@ class Graph {
   /// Adds a call_function node. `inputs` and `attrs` must already be bound to the schema
   /// (engine/model_json.cpp binds Python-convention calls for the loader). `name_hint` is made
   /// unique ("conv2d" -> "conv2d_3").
-  Node* add_call(const OpSchema& schema, std::vector<Input> inputs, std::vector<AttrValue> attrs,
-                 std::string_view name_hint = {});
+  Node* add_call(const OpSchema& schema, const std::vector<Input>& inputs,
+                 std::vector<AttrValue> attrs, std::string_view name_hint = {});
   /// As add_call and add_get_attr, but the node has no name (find() does not see it) until
   /// rename() gives it one, and the get_attr reads no constant until set_constant(). The
   /// rewrite driver names what a rewrite creates once the nodes it replaces are gone, so that
   /// a replacement takes the replaced node's name, and a folded weight its constant's, at once
   /// rather than after a temporary one: on a large graph each name is a few cache misses.
-  Node* add_unnamed_call(const OpSchema& schema, std::vector<Input> inputs,
+  Node* add_unnamed_call(const OpSchema& schema, const std::vector<Input>& inputs,
                          std::vector<AttrValue> attrs);
   Node* add_unnamed_get_attr(TensorType type);
   /// Creates or replaces the output node, always last.
-  Node* set_output(std::vector<Input> outputs);
+  Node* set_output(const std::vector<Input>& outputs);
   /// Attributes for `schema` with every default filled in (a starting point for add_call).
   static std::vector<AttrValue> default_attrs(const OpSchema& schema);
 
   /// A call_function node outside every graph: no name, not in any order, and not registered
   /// as a user of its inputs (graph nodes or other detached nodes). Scratch for evaluating
   /// constant expressions without touching a graph (the rewrite driver's folding).
-  static std::unique_ptr<Node> make_detached_call(const OpSchema& schema, std::vector<Input> inputs,
+  static std::unique_ptr<Node> make_detached_call(const OpSchema& schema,
+                                                  const std::vector<Input>& inputs,
                                                   std::vector<AttrValue> attrs);
   /// A detached get_attr node of type `type` standing for a constant not (yet) in a graph.
   static std::unique_ptr<Node> make_detached_constant(TensorType type);
   /// Turn a detached node (from the two above) into another detached call or constant, reusing
   /// its storage: the rewrite driver folds a handful of ops per match, millions per run.
-  /// `inputs`, `attrs` and `type` are swapped in: the caller gets the node's previous ones
-  /// back, to refill without allocating. A reset call keeps its previous type's storage for
-  /// the caller to infer the new type into (its value is stale until then).
-  static void reset_detached_call(Node& node, const OpSchema& schema, std::vector<Input>& inputs,
-                                  std::vector<AttrValue>& attrs);
+  /// `attrs` and `type` are swapped in: the caller gets the node's previous ones back, to
+  /// refill without allocating. A reset call keeps its previous type's storage for the caller
+  /// to infer the new type into (its value is stale until then).
+  static void reset_detached_call(Node& node, const OpSchema& schema,
+                                  const std::vector<Input>& inputs, std::vector<AttrValue>& attrs);
   static void reset_detached_constant(Node& node, std::optional<TensorType>& type);
 
   void set_insert_point(Node* before) { insert_before_ = before; }

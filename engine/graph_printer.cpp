@@ -37,7 +37,7 @@ std::string python_tuple(const std::vector<std::string>& items) {
   return fmt::format("({})", fmt::join(items, ", "));
 }
 
-std::string input_list(const std::vector<Input>& inputs, size_t begin, const char* open,
+std::string input_list(std::span<const Input> inputs, size_t begin, const char* open,
                        const char* close) {
   std::string out = open;
   for (size_t i = begin; i < inputs.size(); ++i) {
@@ -52,7 +52,7 @@ std::string input_list(const std::vector<Input>& inputs, size_t begin, const cha
 // be printed while debugging it.
 std::vector<std::string> call_args(const Node& node) {
   const OpSchema& schema = *node.schema();
-  const std::vector<Input>& inputs = node.inputs();
+  std::span<const Input> inputs = node.inputs();
   size_t fixed = inputs.size();
   if (schema.has_variadic()) fixed = std::min(fixed, schema.operands.size() - 1);
   size_t keep = 0;

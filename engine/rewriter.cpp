@@ -561,11 +561,10 @@ class Driver {
                            "), applied at '" + m.anchor(rule)->name() + "': " + message);
       return std::nullopt;
     };
-    // Scratch vectors kept across ops and matches: a fold swaps them with its scratch node's,
-    // so folding allocates no operand or attribute lists.
+    // Scratch vectors kept across ops and matches: a fold copies the operands into its scratch
+    // node and swaps the attributes with that node's, so folding allocates no lists.
     std::vector<Input>& inputs = op_inputs_;
     inputs.clear();
-    inputs.reserve(op.operands.size());
     for (const ReplValue& v : op.operands) inputs.push_back(resolve(m, v, results));
     // The op's own values, or the schema's defaults where it sets none (a default list copied
     // and then overwritten would be an allocation for nothing).
@@ -623,13 +622,14 @@ class Driver {
     }
     graph_.set_insert_point(position);
     const std::string& hint = op.name.empty() ? op.schema->name : op.name;
-    // The node takes the scratch vectors over (the next op allocates new ones, as it must for a
-    // node that lives on). One that will replace a root is named when the root is gone.
+    // The node copies the operands (into itself, mostly) and takes the attribute list over (the
+    // next op allocates a new one, as it must for a node that lives on). One that will replace
+    // a root is named when the root is gone.
     Node* node = nullptr;
     if (final_name.empty()) {
-      node = graph_.add_call(*op.schema, std::move(inputs), std::move(attrs), hint);
+      node = graph_.add_call(*op.schema, inputs, std::move(attrs), hint);
     } else {
-      node = graph_.add_unnamed_call(*op.schema, std::move(inputs), std::move(attrs));
+      node = graph_.add_unnamed_call(*op.schema, inputs, std::move(attrs));
       unnamed_calls_.push_back({node, hint});
     }
     graph_.set_insert_point(nullptr);
@@ -741,7 +741,8 @@ class Driver {
   }
 
   void erase_dead(const Match& m, std::vector<Node*>* touched) {
-    std::vector<Node*> work(m.nodes.rbegin(), m.nodes.rend());
+    std::vector<Node*>& work = erase_work_;
+    work.assign(m.nodes.rbegin(), m.nodes.rend());
     for (const Input& v : m.vars) {
       if (v.is_node()) work.push_back(v.node);
     }
@@ -751,7 +752,8 @@ class Driver {
       if (n->is_dead()) continue;
       if (!n->users().empty()) continue;
       if (!n->is(NodeKind::kCallFunction) && !n->is(NodeKind::kGetAttr)) continue;
-      std::vector<Node*> inputs;
+      std::vector<Node*>& inputs = erase_inputs_;
+      inputs.clear();
       for (const Input& in : n->inputs()) {
         if (in.is_node()) inputs.push_back(in.node);
       }
@@ -775,6 +777,8 @@ class Driver {
   std::vector<Node*> apply_created_;
   std::vector<const std::string*> apply_final_names_;
   std::vector<Node*> apply_replacements_;
+  std::vector<Node*> erase_work_;  // erase_dead's scratch
+  std::vector<Node*> erase_inputs_;
   std::vector<Input> op_inputs_;     // build_op's scratch
   std::vector<AttrValue> op_attrs_;  // build_op's scratch
   size_t folded_count_ = 0;    // the current match's entries; later ones are kept for reuse
