@@ -267,16 +267,15 @@ uint32_t Matcher::compute_state(const Node* node) {
   OpId op = node->schema()->id;
   uint64_t mask = compiled_.predicate_mask(*node);
   key_.clear();
-  append_u32(key_, op);
-  append_u32(key_, static_cast<uint32_t>(mask));
-  append_u32(key_, static_cast<uint32_t>(mask >> 32));
-  append_u32(key_, static_cast<uint32_t>(node->inputs().size()));
+  key_.push_back(op);
+  key_.push_back(static_cast<uint32_t>(mask));
+  key_.push_back(static_cast<uint32_t>(mask >> 32));
+  key_.push_back(static_cast<uint32_t>(node->inputs().size()));
   for (const Input& in : node->inputs()) {
     // A scalar or None operand has state 0 like an input; tier 2 tells them apart.
-    append_u32(key_, state_of_input(in));
+    key_.push_back(state_of_input(in));
   }
-  auto hit = transitions_.find(key_);
-  if (hit != transitions_.end()) return hit->second;
+  if (const uint32_t* hit = transitions_.find(key_)) return *hit;
   ++misses_;
   std::vector<uint32_t> input_states;
   for (const Input& in : node->inputs()) input_states.push_back(state_of_input(in));
@@ -291,7 +290,7 @@ uint32_t Matcher::compute_state(const Node* node) {
   std::sort(classes.begin(), classes.end());
   classes.erase(std::unique(classes.begin(), classes.end()), classes.end());
   uint32_t state = intern_state(std::move(classes));
-  transitions_.emplace(key_, state);
+  transitions_.insert(key_, state);
   return state;
 }
 

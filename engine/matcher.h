@@ -29,6 +29,7 @@
 
 #include "engine/graph.h"
 #include "engine/pattern.h"
+#include "engine/support/sequence_map.h"
 
 namespace graft {
 
@@ -161,9 +162,9 @@ class Matcher {
   std::vector<std::vector<uint32_t>> states_;          // state id -> sorted class ids
   std::vector<std::vector<uint32_t>> state_rules_;     // state id -> anchored rules
   std::unordered_map<std::string, uint32_t> state_ids_;
-  std::unordered_map<std::string, uint32_t> transitions_;
+  SequenceMap transitions_;  // (op, predicate bits, operand count, operand states) -> state
   uint64_t misses_ = 0;
-  std::string key_;  // scratch
+  std::vector<uint32_t> key_;  // scratch
 };
 
 }  // namespace graft
