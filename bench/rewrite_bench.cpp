@@ -47,6 +47,7 @@
 #include "engine/op_registry.h"
 #include "engine/rewriter.h"
 #include "engine/shape_infer.h"
+#include "engine/support/allocator.h"
 #include "engine/verifier.h"
 #include "runtime/constant_folder.h"
 
@@ -438,7 +439,7 @@ void print_table(const std::vector<Run>& runs, const std::map<int, CompiledSet>&
     fmt::print("  {:>3} rules: load+check+lower {:8.3f} ms, CompiledRules {:7.3f} ms, {} classes\n",
                count, set.load_seconds * 1e3, set.compile_seconds * 1e3, set.compiled->class_count());
   }
-  fmt::print("\nrewrite_graph, one thread, best of the runs counted:\n");
+  fmt::print("\nrewrite_graph, one thread, {}, best of the runs counted:\n", allocator_name());
   fmt::print("{:<7} {:>9} {:>6} {:>5} {:>10} {:>10} {:>12} {:>9} {:>9} {:>12} {:>12}\n", "mode",
              "nodes", "rules", "runs", "seconds", "cpu s", "nodes/s", "rewrites", "after",
              "t(N)/t(1)", "page faults");
@@ -467,6 +468,7 @@ void print_json(const std::vector<Run>& runs, const std::map<int, CompiledSet>& 
     out["compile"].push_back({{"rules", count}, {"load_seconds", set.load_seconds},
                               {"compile_seconds", set.compile_seconds}});
   }
+  out["allocator"] = allocator_name();
   out["runs"] = nlohmann::json::array();
   for (const Run& r : runs) {
     const Run* one = find_run(runs, r.mode, r.nodes, 1);

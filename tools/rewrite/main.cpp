@@ -2,13 +2,13 @@
 // table in commands.cpp, and maps every way of ending to a documented exit code: no run ends
 // by a signal or an uncaught exception.
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <exception>
 #include <iostream>
 #include <map>
 #include <new>
 
+#include "engine/support/allocator.h"
 #include "runtime/allocation.h"
 #include "tools/rewrite/commands.h"
 
@@ -17,7 +17,8 @@ namespace {
 int run(int argc, char** argv) {
   using namespace graft::cli;
   CLI::App app{"graft: declarative graph rewrites for neural-network models", "rewrite"};
-  app.set_version_flag("--version", std::string("rewrite (graft) ") + GRAFT_VERSION);
+  app.set_version_flag("--version", std::string("rewrite (graft) ") + GRAFT_VERSION + ", " +
+                                        graft::allocator_name());
   app.require_subcommand(0, 1);
   Handler main_job = setup_rewrite(app);
   std::map<CLI::App*, Handler> handlers;
