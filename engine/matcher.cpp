@@ -204,6 +204,10 @@ uint64_t CompiledRules::predicate_mask(const Node& node) const {
   return mask;
 }
 
+size_t CompiledRules::predicate_count(OpId op) const {
+  return op < predicates_.size() ? predicates_[op].size() : 0;
+}
+
 size_t CompiledRules::predicate_count() const {
   size_t n = 0;
   for (const auto& p : predicates_) n += p.size();
@@ -265,7 +269,7 @@ bool Matcher::item_matches(const CompiledRules::Item& item, uint64_t mask,
 uint32_t Matcher::compute_state(const Node* node) {
   if (!node->is(NodeKind::kCallFunction)) return 0;
   OpId op = node->schema()->id;
-  uint64_t mask = compiled_.predicate_mask(*node);
+  uint64_t mask = predicate_mask(*node);
   key_.clear();
   key_.push_back(op);
   key_.push_back(static_cast<uint32_t>(mask));
@@ -292,6 +296,21 @@ uint32_t Matcher::compute_state(const Node* node) {
   uint32_t state = intern_state(std::move(classes));
   transitions_.insert(key_, state);
   return state;
+}
+
+uint64_t Matcher::predicate_mask(const Node& node) {
+  OpId op = node.schema()->id;
+  // Below this many predicates, evaluating them costs about what comparing the list would.
+  constexpr size_t kMemoFrom = 4;
+  if (compiled_.predicate_count(op) < kMemoFrom) return compiled_.predicate_mask(node);
+  if (predicate_memo_.size() <= op) predicate_memo_.resize(op + 1);
+  PredicateMemo& memo = predicate_memo_[op];
+  // Exact equality (a NaN attribute never equals itself, and is evaluated every time).
+  if (memo.valid && memo.attrs == node.attrs()) return memo.mask;
+  memo.mask = compiled_.predicate_mask(node);
+  memo.attrs = node.attrs();
+  memo.valid = true;
+  return memo.mask;
 }
 
 std::vector<Node*> Matcher::label_all(const std::function<void(Node*)>& on_anchor) {

@@ -80,6 +80,7 @@ class CompiledRules {
   /// The predicates of `node`'s op that its attributes pass, as a bit set.
   uint64_t predicate_mask(const Node& node) const;
   size_t predicate_count() const;
+  size_t predicate_count(OpId op) const;  // of one op
 
  private:
   static constexpr size_t kMaxPredicatesPerOp = 64;  // the rest are left to tier 2
@@ -148,6 +149,8 @@ class Matcher {
 
  private:
   uint32_t compute_state(const Node* node);
+  /// CompiledRules::predicate_mask, remembered per op for the last attribute list seen.
+  uint64_t predicate_mask(const Node& node);
   /// match_at's binding step; `with_conditions` false binds the pattern only.
   std::optional<Match> bind(uint32_t rule, Node* node, bool with_conditions, Explanation* why);
   uint32_t state_of_input(const Input& in) const;
@@ -165,6 +168,15 @@ class Matcher {
   SequenceMap transitions_;  // (op, predicate bits, operand count, operand states) -> state
   uint64_t misses_ = 0;
   std::vector<uint32_t> key_;  // scratch
+  // By op id: the last attribute list whose predicates were evaluated, and their bits. A rule
+  // library checks literal attributes as predicates (engine/pattern.h), a few dozen on conv2d;
+  // a model repeats a handful of attribute lists, and comparing one is cheaper than them all.
+  struct PredicateMemo {
+    bool valid = false;
+    std::vector<AttrValue> attrs;
+    uint64_t mask = 0;
+  };
+  std::vector<PredicateMemo> predicate_memo_;
 };
 
 }  // namespace graft

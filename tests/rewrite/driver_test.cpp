@@ -177,6 +177,66 @@ rule softmax_last { pattern(x) { return softmax(x, dim=-1) } replacement { retur
   CHECK(ops_of(*m.graph) == "add log_softmax softmax -> log_softmax softmax");
 }
 
+TEST_CASE("literal attributes select the right rule along runs of equal and differing values",
+          "[rewrite][driver]") {
+  // Four literal slopes are four predicates on leaky_relu, enough for the matcher to remember
+  // the last attribute list per op (Matcher::predicate_mask): runs of one slope, changes of
+  // slope, and a slope no rule names must each get their own answer.
+  RuleSet rules = rules_from_text(R"(
+rule slope1 { pattern(x) { return leaky_relu(x, negative_slope=0.1) } replacement { return neg(x) } }
+rule slope2 { pattern(x) { return leaky_relu(x, negative_slope=0.2) } replacement { return abs(x) } }
+rule slope3 { pattern(x) { return leaky_relu(x, negative_slope=0.3) } replacement { return relu(x) } }
+rule slope4 { pattern(x) { return leaky_relu(x, negative_slope=0.4) } replacement { return sigmoid(x) } }
+)");
+  const std::vector<std::string> slopes = {"0.1", "0.1", "0.3", "0.2", "0.2", "0.4", "0.5", "0.1"};
+  std::vector<std::string> nodes = {input("x")};
+  std::string prev = "x";
+  for (size_t i = 0; i < slopes.size(); ++i) {
+    const std::string name = "l" + std::to_string(i), from = prev;  // const: not std::ref
+    nodes.push_back(call(name, "leaky_relu", ref(from), R"("negative_slope": )" + slopes[i]));
+    prev = name;
+  }
+  nodes.push_back(output({prev}));
+  Model m = model_from_nodes(join(nodes));
+  Rewritten r = rewrite(*m.graph, rules);
+  INFO(r.diagnostics);
+  REQUIRE(r.result.ok);
+  CHECK(ops_of(*m.graph) == "neg neg relu abs abs sigmoid leaky_relu neg -> neg");
+}
+
+TEST_CASE("a fixpoint relabels small and large regions alike", "[rewrite][driver]") {
+  // The matcher relabels a rewrite's region in graph order, picking it out of the node list
+  // when it is a good part of the graph and sorting it otherwise. A long relu chain collapses
+  // over several iterations with regions of every size; beside 3000 unrelated nodes, its last
+  // iterations' regions are the small, sorted kind. Either way it ends as one relu.
+  RuleSet rules = rules_from_text(kRemoveDoubleRelu);
+  for (int side : {0, 3000}) {
+    std::vector<std::string> nodes = {input("x")};
+    std::string prev = "x";
+    for (int i = 0; i < side; ++i) {
+      const std::string name = "n" + std::to_string(i);
+      const std::string from = i == 0 ? std::string("x") : "n" + std::to_string(i - 1);
+      nodes.push_back(call(name, "neg", ref(from)));
+    }
+    for (int i = 0; i < 300; ++i) {
+      const std::string name = "r" + std::to_string(i), from = prev;
+      nodes.push_back(call(name, "relu", ref(from)));
+      prev = name;
+    }
+    nodes.push_back(output(side == 0
+                               ? std::vector<std::string>{prev}
+                               : std::vector<std::string>{prev, "n" + std::to_string(side - 1)}));
+    Model m = model_from_nodes(join(nodes));
+    Rewritten r = rewrite(*m.graph, rules);
+    INFO(r.diagnostics);
+    REQUIRE(r.result.ok);
+    size_t relus = 0;
+    for (const Node* n : m.graph->nodes()) relus += n->is_op("relu") ? 1 : 0;
+    CHECK(relus == 1);
+    CHECK(m.graph->size() == static_cast<size_t>(side) + 3);  // x, the negs, one relu, output
+  }
+}
+
 TEST_CASE("commutative operands match in either order unless ordered", "[rewrite][driver]") {
   const std::string graph = join({input("x"), call("s", "sigmoid", ref("x")),
                                   call("m", "mul", ref("s") + ", " + ref("x")), output({"m"})});
