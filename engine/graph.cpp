@@ -7,11 +7,32 @@
 
 #include <algorithm>
 #include <charconv>
+#include <functional>
 
 #include "engine/support/check.h"
 
 namespace graft {
 namespace {
+
+/// `name` without a numeric suffix, so that "conv_1" grows to "conv_2", not "conv_1_1" (fx does
+/// the same).
+std::string_view name_stem(std::string_view name) {
+  size_t underscore = name.rfind('_');
+  if (underscore != std::string_view::npos && underscore + 1 < name.size() &&
+      name.find_first_not_of("0123456789", underscore + 1) == std::string_view::npos) {
+    return name.substr(0, underscore);
+  }
+  return name;
+}
+
+/// Sets `out` to "stem_n", in place (no temporary strings: one per node a rewrite creates).
+void set_suffixed(std::string& out, std::string_view stem, uint32_t n) {
+  char digits[16];
+  auto [end, ec] = std::to_chars(digits, digits + sizeof digits, n);
+  out.assign(stem);
+  out.push_back('_');
+  out.append(digits, end);
+}
 
 constexpr uint64_t kOrderGap = uint64_t{1} << 20;
 
@@ -53,8 +74,7 @@ size_t Node::num_distinct_users() const {
 
 Node* Graph::create(NodeKind kind, std::string_view name, std::string target) {
   Node* node = create_unnamed(kind, std::move(target));
-  node->name_ = unique_name(name.empty() ? std::string_view("node") : name);
-  by_name_.insert_or_assign(node);  // the name may be a dead node's
+  give_name(node, name, false);
   return node;
 }
 
@@ -94,8 +114,7 @@ Node* Graph::add_unnamed_get_attr(TensorType type) {
 Node* Graph::add_call(const OpSchema& schema, const std::vector<Input>& inputs,
                       std::vector<AttrValue> attrs, std::string_view name_hint) {
   Node* node = add_unnamed_call(schema, inputs, std::move(attrs));
-  node->name_ = unique_name(name_hint.empty() ? std::string_view(schema.name) : name_hint);
-  by_name_.insert_or_assign(node);  // the name may be a dead node's
+  give_name(node, name_hint.empty() ? std::string_view(schema.name) : name_hint, false);
   return node;
 }
 
@@ -313,9 +332,16 @@ void Graph::move_before(Node* node, Node* position) {
 
 std::string Graph::rename(Node* node, std::string_view name) {
   if (node->name_ == name) return node->name_;
+  std::string copy;  // only when `name` is a view of the node's own name, about to change
+  const char* own = node->name_.data();
+  if (!std::less<>{}(name.data(), own) &&
+      std::less<>{}(name.data(), own + node->name_.size() + 1)) {
+    copy = name;
+    name = copy;
+  }
   if (!node->name_.empty()) by_name_.erase(node->name_);  // an unnamed node is not indexed
-  node->name_ = unique_name(name);
-  by_name_.insert_or_assign(node);
+  node->name_.clear();
+  give_name(node, name, false);
   if (node->kind_ == NodeKind::kPlaceholder) node->target_ = node->name_;
   return node->name_;
 }
@@ -382,29 +408,30 @@ void Graph::sort_in_order(std::vector<Node*>& nodes) {
   for (size_t i = 0; i < nodes.size(); ++i) nodes[i] = keyed[i].second;
 }
 
-std::string Graph::unique_name(std::string_view base) const {
-  if (find(base) == nullptr) return std::string(base);
-  // Strip a numeric suffix so "conv_1" grows to "conv_2", not "conv_1_1" (fx does the same).
-  std::string_view stem = base;
-  size_t underscore = stem.rfind('_');
-  if (underscore != std::string_view::npos && underscore + 1 < stem.size() &&
-      stem.find_first_not_of("0123456789", underscore + 1) == std::string_view::npos) {
-    stem = stem.substr(0, underscore);
+void Graph::name_fresh(Node* node, std::string_view hint) { give_name(node, hint, true); }
+
+void Graph::give_name(Node* node, std::string_view base, bool fresh) {
+  GRAFT_CHECK(node->name_.empty()) << "naming " << node->name_ << " again";
+  if (base.empty()) base = "node";
+  auto taken = [](const Node* n) { return !n->dead_; };  // a dead node's name is free
+  std::string_view stem = name_stem(base);
+  // The name itself when free; a fresh name skips that probe once its stem has a counter.
+  auto it = name_counters_.end();
+  bool try_base = !fresh || stem.size() != base.size();
+  if (!try_base) {
+    it = name_counters_.find(stem);
+    try_base = it == name_counters_.end();
   }
-  // Every rewrite names its new nodes here ("mul_1249"): one counter lookup and one index probe
-  // per try, the candidate built in place; no temporary strings.
-  auto it = name_counters_.find(stem);
+  if (try_base) {
+    node->name_ = base;
+    if (by_name_.insert_unless_taken(node, taken)) return;
+    it = name_counters_.find(stem);
+  }
   if (it == name_counters_.end()) it = name_counters_.emplace(std::string(stem), 0).first;
   uint32_t& counter = it->second;
-  std::string candidate(stem);
-  candidate.push_back('_');
-  for (;;) {
-    char digits[16];
-    auto [end, ec] = std::to_chars(digits, digits + sizeof digits, ++counter);
-    candidate.resize(stem.size() + 1);
-    candidate.append(digits, end);
-    if (find(candidate) == nullptr) return candidate;
-  }
+  do {
+    set_suffixed(node->name_, stem, ++counter);
+  } while (!by_name_.insert_unless_taken(node, taken));
 }
 
 std::unique_ptr<Graph> Graph::clone(std::vector<Node*>* mapping) const {

@@ -212,7 +212,8 @@ class Graph {
   size_t erase_dead_nodes();
   /// Moves `node` to just before `position`.
   void move_before(Node* node, Node* position);
-  /// Renames `node` to a unique name derived from `name`; returns the name given.
+  /// Renames `node` to `name` if no live node has it, else to its stem's next free suffix
+  /// (`relu` -> `relu_1`, `conv_1` -> `conv_2`); returns the name given.
   std::string rename(Node* node, std::string_view name);
   /// Points get_attr `node` at the store's constant `target`, which must exist; its type stays.
   void set_constant(Node* node, std::string_view target);
@@ -241,8 +242,11 @@ class Graph {
   /// and sorts the positions: sorting with is_before reads two nodes per comparison, and on a
   /// million-node graph each read is a cache miss.
   static void sort_in_order(std::vector<Node*>& nodes);
-  /// `base` if no node has that name, otherwise `base_1`, `base_2`, …
-  std::string unique_name(std::string_view base) const;
+  /// Names `node`, created unnamed, after `hint`: `hint` itself the first time its stem is
+  /// seen (when free), else the stem with its next free suffix ("mul" -> "mul_7"). Unlike
+  /// rename(), a name an erased node left free is not looked for again: fresh names are the
+  /// rewrite driver's, one per created node, and cost one index probe each.
+  void name_fresh(Node* node, std::string_view hint);
 
   /// The tensor get_attr `node` reads; nullptr when the store has none by its target. Prefer
   /// this to constants().find(node.target()): the node remembers where its tensor is (and falls
@@ -256,6 +260,9 @@ class Graph {
 
  private:
   Node* create(NodeKind kind, std::string_view name, std::string target);
+  /// Names and indexes an unnamed node: `base` when free ("node" when empty), else its stem's
+  /// next free suffix. `fresh` (name_fresh) skips trying `base` once its stem has a counter.
+  void give_name(Node* node, std::string_view base, bool fresh);
   Node* create_unnamed(NodeKind kind, std::string target);
   /// Makes get_attr `node` read constant `target` (by name, and by reference when the store
   /// has it), moving its count from the constant it read before.
@@ -270,8 +277,7 @@ class Graph {
   ChunkPool<Node> pool_;        // owns the nodes, live and dead
   std::vector<Node*> storage_;  // by id
   NameIndex<Node> by_name_;  // dead nodes stay until their name is reused or compact()
-  // Next suffix per base name; a cache that unique_name() (a query) advances.
-  mutable StringMap<uint32_t> name_counters_;
+  StringMap<uint32_t> name_counters_;  // the last suffix given per name stem (give_name)
   Node* first_ = nullptr;
   Node* last_ = nullptr;
   Node* output_ = nullptr;

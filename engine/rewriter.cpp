@@ -480,7 +480,7 @@ class Driver {
       }
     }
     for (auto& [node, hint] : unnamed_calls_) {
-      if (node->name().empty()) graph_.rename(node, hint);
+      if (node->name().empty()) graph_.name_fresh(node, hint);
     }
     unnamed_calls_.clear();
     for (auto& [node, target, folded] : unnamed_constants_) {
@@ -625,11 +625,10 @@ class Driver {
     // The node copies the operands (into itself, mostly) and takes the attribute list over (the
     // next op allocates a new one, as it must for a node that lives on). One that will replace
     // a root is named when the root is gone.
-    Node* node = nullptr;
+    Node* node = graph_.add_unnamed_call(*op.schema, inputs, std::move(attrs));
     if (final_name.empty()) {
-      node = graph_.add_call(*op.schema, inputs, std::move(attrs), hint);
+      graph_.name_fresh(node, hint);
     } else {
-      node = graph_.add_unnamed_call(*op.schema, inputs, std::move(attrs));
       unnamed_calls_.push_back({node, hint});
     }
     graph_.set_insert_point(nullptr);

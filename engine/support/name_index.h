@@ -47,6 +47,27 @@ class NameIndex {
     ++size_;
   }
 
+  /// Indexes `item` under its name unless an item for which `taken` holds has that name
+  /// already; returns whether it did. One probe where find() then insert_or_assign() take two:
+  /// a rewrite names every node it creates this way.
+  template <typename Taken>
+  bool insert_unless_taken(T* item, Taken taken) {
+    if (2 * (size_ + 1) > slots_.size()) grow();
+    std::string_view name = item->name();
+    size_t hash = hash_of(name);
+    size_t i = hash & mask();
+    for (; slots_[i].item != nullptr; i = (i + 1) & mask()) {
+      if (slots_[i].hash == hash && slots_[i].item->name() == name) {
+        if (taken(slots_[i].item)) return false;
+        slots_[i].item = item;
+        return true;
+      }
+    }
+    slots_[i] = {hash, item};
+    ++size_;
+    return true;
+  }
+
   /// Removes the entry named `name`, if any.
   void erase(std::string_view name) {
     if (slots_.empty()) return;

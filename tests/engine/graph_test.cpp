@@ -66,6 +66,48 @@ TEST_CASE("graph names are unique and readable", "[engine][graph]") {
   CHECK(r3->name() == "relu_2");
 }
 
+TEST_CASE("fresh names skip a freed name once their stem is counted; others reuse it",
+          "[engine][graph]") {
+  Graph g;
+  Node* x = g.add_placeholder("x", f32({1}));
+  auto fresh = [&](Node* in, std::string_view hint) {
+    Node* n = g.add_unnamed_call(*OpRegistry::get().find("relu"), {Input::of(in)}, {});
+    g.name_fresh(n, hint);
+    return n;
+  };
+  Node* a = fresh(x, "mul");  // the first of its stem: the hint itself
+  Node* b = fresh(a, "mul");
+  Node* c = fresh(b, "mul_7");  // a suffixed hint is tried as it is
+  CHECK(a->name() == "mul");
+  CHECK(b->name() == "mul_1");
+  CHECK(c->name() == "mul_7");
+  CHECK(fresh(c, "mul_7")->name() == "mul_2");
+  // "mul" freed: a fresh name does not look for it again (one index probe per created node),
+  // a rename or an added call does.
+  Node* d = g.find("mul_2");
+  g.set_output({Input::of(d)});
+  g.replace_all_uses_with(b, a);
+  g.erase(b);
+  CHECK(g.find("mul_1") == nullptr);
+  Node* e = fresh(d, "mul_1");  // a suffixed hint, free again: reused
+  CHECK(e->name() == "mul_1");
+  Node* f = fresh(e, "mul");
+  CHECK(f->name() == "mul_3");
+  CHECK(g.rename(f, "mul_1") == "mul_4");  // taken (e)
+  CHECK(g.rename(f, "mul_3") == "mul_3");  // its own old name, free again: reused
+  g.replace_all_uses_with(e, d);
+  g.erase(e);
+  Node* h = call(g, "relu", {Input::of(f)}, "mul_1");  // freed by e: an added call reuses it
+  CHECK(h->name() == "mul_1");
+  g.replace_all_uses_with(a, x);
+  g.erase(a);                 // "mul" is free now
+  Node* i = fresh(h, "mul");  // a fresh name does not look for it again
+  CHECK(i->name() == "mul_5");
+  CHECK(call(g, "relu", {Input::of(i)}, "mul")->name() == "mul");  // an added call does
+  g.set_output({Input::of(g.find("mul"))});
+  CHECK(lint(g));
+}
+
 TEST_CASE("graph order stays consistent under many insertions at one point", "[engine][graph]") {
   Graph g;
   Node* x = g.add_placeholder("x", f32({1}));

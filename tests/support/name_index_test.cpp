@@ -36,6 +36,29 @@ TEST_CASE("a name index finds, replaces and erases items by their own name", "[s
   CHECK(index.size() == 1);
 }
 
+TEST_CASE("a name index inserts unless the name is taken", "[support]") {
+  NameIndex<Named> index;
+  Named a{"conv"}, a2{"conv"}, a3{"conv"}, b{"relu"};
+  CHECK(index.insert_unless_taken(&a, [](const Named*) { return true; }));
+  CHECK(index.find("conv") == &a);
+  // Taken: refused, the index unchanged.
+  CHECK_FALSE(index.insert_unless_taken(&a2, [](const Named*) { return true; }));
+  CHECK(index.find("conv") == &a);
+  // Held by an item the caller calls free (a dead node): replaced.
+  CHECK(index.insert_unless_taken(&a3, [&](const Named* n) { return n != &a; }));
+  CHECK(index.find("conv") == &a3);
+  CHECK(index.insert_unless_taken(&b, [](const Named*) { return true; }));
+  CHECK(index.size() == 2);
+  // Many inserts through growth: each is found afterwards.
+  std::vector<std::unique_ptr<Named>> many;
+  for (int i = 0; i < 500; ++i) {
+    many.push_back(std::make_unique<Named>(Named{"n" + std::to_string(i)}));
+    REQUIRE(index.insert_unless_taken(many.back().get(), [](const Named*) { return true; }));
+  }
+  for (const auto& n : many) CHECK(index.find(n->label) == n.get());
+  CHECK(index.size() == 502);
+}
+
 // Random inserts, erases and erase_if against std::map: long probe chains, wrap-around at the
 // table's end and backward-shift deletion all happen at these sizes (the table starts at 64).
 TEST_CASE("a name index agrees with std::map under random inserts and erases", "[support]") {
