@@ -59,8 +59,11 @@ class Evaluator {
   /// every candidate and almost all fail, so without it no message is built.
   Evaluator(const Rule& rule, const std::vector<Node*>& nodes, const std::vector<Input>& vars,
             const std::vector<AttrValue>& attr_vars, bool explain)
-      : rule_(rule), nodes_(nodes), vars_(vars), attr_vars_(attr_vars),
-        symbols_(rule.symbol_count), explain_(explain) {}
+      : nodes_(nodes),
+        vars_(vars),
+        attr_vars_(attr_vars),
+        symbols_(rule.symbol_count),
+        explain_(explain) {}
 
   /// The dim symbol `s` is bound to, if a condition bound it.
   std::optional<Dim> symbol(uint32_t s) const { return symbols_[s]; }
@@ -355,7 +358,6 @@ class Evaluator {
     return true;
   }
 
-  const Rule& rule_;
   const std::vector<Node*>& nodes_;
   const std::vector<Input>& vars_;
   const std::vector<AttrValue>& attr_vars_;

@@ -33,18 +33,7 @@ class NameIndex {
 
   /// Indexes `item` under its name, replacing whatever had that name.
   void insert_or_assign(T* item) {
-    if (2 * (size_ + 1) > slots_.size()) grow();
-    std::string_view name = item->name();
-    size_t hash = hash_of(name);
-    size_t i = hash & mask();
-    for (; slots_[i].item != nullptr; i = (i + 1) & mask()) {
-      if (slots_[i].hash == hash && slots_[i].item->name() == name) {
-        slots_[i].item = item;
-        return;
-      }
-    }
-    slots_[i] = {hash, item};
-    ++size_;
+    insert_unless_taken(item, [](const T*) { return false; });
   }
 
   /// Indexes `item` under its name unless an item for which `taken` holds has that name
