@@ -55,17 +55,18 @@ std::string shape_to_string(const Shape& shape) {
 }
 
 std::optional<int64_t> element_count(const Shape& shape) {
+  // One pass (the folder asks for every operand of every folded op): a symbolic dim makes the
+  // count unknown, then a zero makes it 0 whatever the rest ([2^62, 2^62, 0] is empty, not an
+  // overflow), and only then does an overflow matter.
+  int64_t count = 1;
+  bool zero = false, overflow = false;
   for (Dim d : shape) {
     if (d < 0) return std::nullopt;
+    zero |= d == 0;
+    overflow |= __builtin_mul_overflow(count, d, &count);
   }
-  for (Dim d : shape) {
-    if (d == 0) return 0;  // [2^62, 2^62, 0] is empty, not an overflow
-  }
-  int64_t count = 1;
-  for (Dim d : shape) {
-    if (count > INT64_MAX / d) return std::nullopt;
-    count *= d;
-  }
+  if (zero) return 0;
+  if (overflow) return std::nullopt;
   return count;
 }
 

@@ -160,3 +160,22 @@ TEST_CASE("result types follow torch's three priority groups", "[engine][shape_f
   r4.add(graft::Scalar{1.5, false});
   CHECK(r4.dtype() == graft::kDefaultFloat);
 }
+
+TEST_CASE("element counts: symbols are unknown, a zero dim is empty, overflow is unknown",
+          "[engine][shape]") {
+  using graft::Dim;
+  using graft::element_count;
+  const Dim big = Dim{1} << 62;
+  const Dim n = graft::dim_symbol("N");
+  CHECK(element_count({}) == 1);
+  CHECK(element_count({2, 3, 4}) == 24);
+  CHECK(element_count({0}) == 0);
+  CHECK(element_count({big, 2}) == std::nullopt);  // 2^63 does not fit
+  CHECK(element_count({big, big}) == std::nullopt);
+  CHECK(element_count({big, big, 0}) == 0);  // empty, whatever the other dims
+  CHECK(element_count({0, big, big}) == 0);
+  CHECK(element_count({big, 1}) == big);
+  CHECK(element_count({n, 3}) == std::nullopt);
+  CHECK(element_count({n, 0}) == std::nullopt);  // a symbol first: unknown, not empty
+  CHECK(element_count({3, n}) == std::nullopt);
+}
