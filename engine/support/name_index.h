@@ -14,8 +14,8 @@
 #include <cstddef>
 #include <functional>
 #include <string_view>
-#include <utility>
-#include <vector>
+
+#include "engine/support/probe_slots.h"
 
 namespace graft {
 
@@ -23,12 +23,8 @@ template <typename T>
 class NameIndex {
  public:
   T* find(std::string_view name) const {
-    if (slots_.empty()) return nullptr;
-    size_t hash = hash_of(name);
-    for (size_t i = hash & mask(); slots_[i].item != nullptr; i = (i + 1) & mask()) {
-      if (slots_[i].hash == hash && slots_[i].item->name() == name) return slots_[i].item;
-    }
-    return nullptr;
+    if (!slots_.has_slots()) return nullptr;
+    return slots_[slot_of(name)].item;
   }
 
   /// Indexes `item` under its name, replacing whatever had that name.
@@ -41,89 +37,49 @@ class NameIndex {
   /// a rewrite names every node it creates this way.
   template <typename Taken>
   bool insert_unless_taken(T* item, Taken taken) {
-    if (2 * (size_ + 1) > slots_.size()) grow();
+    slots_.make_room();
     std::string_view name = item->name();
     size_t hash = hash_of(name);
-    size_t i = hash & mask();
-    for (; slots_[i].item != nullptr; i = (i + 1) & mask()) {
-      if (slots_[i].hash == hash && slots_[i].item->name() == name) {
-        if (taken(slots_[i].item)) return false;
-        slots_[i].item = item;
-        return true;
-      }
+    size_t i = slots_.probe(hash, [&](const Slot& s) { return s.item->name() == name; });
+    if (!slots_[i].occupied()) {
+      slots_.fill(i, {hash, item});
+      return true;
     }
-    slots_[i] = {hash, item};
-    ++size_;
+    if (taken(slots_[i].item)) return false;
+    slots_[i].item = item;
     return true;
   }
 
   /// Removes the entry named `name`, if any.
   void erase(std::string_view name) {
-    if (slots_.empty()) return;
-    size_t hash = hash_of(name);
-    for (size_t i = hash & mask(); slots_[i].item != nullptr; i = (i + 1) & mask()) {
-      if (slots_[i].hash == hash && slots_[i].item->name() == name) {
-        remove_at(i);
-        return;
-      }
-    }
+    if (!slots_.has_slots()) return;
+    size_t i = slot_of(name);
+    if (slots_[i].occupied()) slots_.erase_at(i);
   }
 
   /// Removes every entry whose item satisfies `pred`.
   template <typename Pred>
   void erase_if(Pred pred) {
-    std::vector<Slot> old = std::move(slots_);
-    slots_.assign(old.size(), Slot{});
-    size_ = 0;
-    for (const Slot& s : old) {
-      if (s.item != nullptr && !pred(s.item)) place(s);
-    }
+    slots_.retain([&](const Slot& s) { return !pred(s.item); });
   }
 
-  size_t size() const { return size_; }
+  size_t size() const { return slots_.size(); }
 
  private:
   struct Slot {
     size_t hash = 0;
     T* item = nullptr;  // nullptr: empty
+    bool occupied() const { return item != nullptr; }
   };
 
   static size_t hash_of(std::string_view name) { return std::hash<std::string_view>{}(name); }
-  size_t mask() const { return slots_.size() - 1; }
 
-  void place(const Slot& s) {
-    size_t i = s.hash & mask();
-    while (slots_[i].item != nullptr) i = (i + 1) & mask();
-    slots_[i] = s;
-    ++size_;
+  /// The slot of the entry named `name`, or the empty slot where it would go.
+  size_t slot_of(std::string_view name) const {
+    return slots_.probe(hash_of(name), [&](const Slot& s) { return s.item->name() == name; });
   }
 
-  void grow() {
-    std::vector<Slot> old = std::move(slots_);
-    slots_.assign(old.empty() ? 64 : 2 * old.size(), Slot{});
-    size_ = 0;
-    for (const Slot& s : old) {
-      if (s.item != nullptr) place(s);
-    }
-  }
-
-  /// Backward-shift deletion: the entries after the hole that probed past it move up, so the
-  /// table never needs tombstones and lookups of absent names stay short after many erases.
-  void remove_at(size_t hole) {
-    for (size_t j = (hole + 1) & mask(); slots_[j].item != nullptr; j = (j + 1) & mask()) {
-      size_t home = slots_[j].hash & mask();
-      // The entry at j may fill the hole unless its home lies cyclically in (hole, j].
-      bool home_after_hole = hole <= j ? (hole < home && home <= j) : (hole < home || home <= j);
-      if (home_after_hole) continue;
-      slots_[hole] = slots_[j];
-      hole = j;
-    }
-    slots_[hole] = Slot{};
-    --size_;
-  }
-
-  std::vector<Slot> slots_;  // a power of two in size, at most half full
-  size_t size_ = 0;
+  ProbeSlots<Slot> slots_;
 };
 
 }  // namespace graft
