@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <functional>
 
 #include "engine/support/check.h"
@@ -25,13 +26,23 @@ std::string_view name_stem(std::string_view name) {
   return name;
 }
 
-/// Sets `out` to "stem_n", in place (no temporary strings: one per node a rewrite creates).
+/// Sets `out` to "stem_n", in place (no temporary strings: one per node a rewrite creates),
+/// and with one copy into `out` where a short stem fits the stack buffer.
 void set_suffixed(std::string& out, std::string_view stem, uint32_t n) {
-  char digits[16];
-  auto [end, ec] = std::to_chars(digits, digits + sizeof digits, n);
-  out.assign(stem);
-  out.push_back('_');
-  out.append(digits, end);
+  char buffer[64];
+  constexpr size_t kDigits = 11;  // '_' and a uint32's 10 digits
+  if (stem.size() > sizeof buffer - kDigits) {
+    char digits[16];
+    auto [end, ec] = std::to_chars(digits, digits + sizeof digits, n);
+    out.assign(stem);
+    out.push_back('_');
+    out.append(digits, end);
+    return;
+  }
+  std::memcpy(buffer, stem.data(), stem.size());
+  buffer[stem.size()] = '_';
+  auto [end, ec] = std::to_chars(buffer + stem.size() + 1, buffer + sizeof buffer, n);
+  out.assign(buffer, end);
 }
 
 constexpr uint64_t kOrderGap = uint64_t{1} << 20;
@@ -409,6 +420,24 @@ void Graph::sort_in_order(std::vector<Node*>& nodes) {
 }
 
 void Graph::name_fresh(Node* node, std::string_view hint) { give_name(node, hint, true); }
+
+void Graph::name_fresh(Node* node, std::string_view hint, FreshNameMemo& memo) {
+  if (memo.counter == nullptr) {
+    give_name(node, hint, true);
+    // Once the hint (a stem itself: "mul", not "mul_3") has a counter, give_name would go
+    // straight to it; the memo lets the next call do so without looking it up.
+    if (!hint.empty() && name_stem(hint).size() == hint.size()) {
+      auto it = name_counters_.find(hint);
+      if (it != name_counters_.end()) memo = {it->first, &it->second};
+    }
+    return;
+  }
+  GRAFT_CHECK(node->name_.empty()) << "naming " << node->name_ << " again";
+  auto taken = [](const Node* n) { return !n->dead_; };
+  do {
+    set_suffixed(node->name_, memo.stem, ++*memo.counter);
+  } while (!by_name_.insert_unless_taken(node, taken));
+}
 
 void Graph::give_name(Node* node, std::string_view base, bool fresh) {
   GRAFT_CHECK(node->name_.empty()) << "naming " << node->name_ << " again";

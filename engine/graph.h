@@ -247,6 +247,15 @@ class Graph {
   /// rename(), a name an erased node left free is not looked for again: fresh names are the
   /// rewrite driver's, one per created node, and cost one index probe each.
   void name_fresh(Node* node, std::string_view hint);
+  /// What name_fresh learns about a hint for the next call with the same hint: the counter of
+  /// its stem, once it has one. A caller naming many nodes after one hint (the rewrite driver:
+  /// one per replacement op) keeps one memo per hint, and its later calls neither parse nor
+  /// look up the stem. A memo belongs to one graph and stays valid while the graph lives.
+  struct FreshNameMemo {
+    std::string_view stem;  // the counter's key, owned by the graph
+    uint32_t* counter = nullptr;
+  };
+  void name_fresh(Node* node, std::string_view hint, FreshNameMemo& memo);
 
   /// The tensor get_attr `node` reads; nullptr when the store has none by its target. Prefer
   /// this to constants().find(node.target()): the node remembers where its tensor is (and falls

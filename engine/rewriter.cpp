@@ -116,6 +116,20 @@ class Driver {
     Node* materialized = nullptr;  // its get_attr once in the graph
   };
 
+  /// What the driver remembers about one replacement op between matches: the last type it
+  /// inferred for it, and the counter of its name hint.
+  struct OpMemo {
+    TypeMemo type;
+    Graph::FreshNameMemo name;
+  };
+
+  /// A root's replacement op, named once the root is gone (name_created).
+  struct UnnamedCall {
+    Node* node;
+    std::string_view hint;  // the op's name or its schema's, owned by the rules
+    Graph::FreshNameMemo* name_memo;
+  };
+
   // ** phases **
 
   /// By rule: 1 for the rules of `phase`; with `joining` given, only for those whose pattern
@@ -479,8 +493,8 @@ class Driver {
         graph_.rename(r, root->name());
       }
     }
-    for (auto& [node, hint] : unnamed_calls_) {
-      if (node->name().empty()) graph_.name_fresh(node, hint);
+    for (const UnnamedCall& c : unnamed_calls_) {
+      if (c.node->name().empty()) graph_.name_fresh(c.node, c.hint, *c.name_memo);
     }
     unnamed_calls_.clear();
     for (auto& [node, target, folded] : unnamed_constants_) {
@@ -586,8 +600,8 @@ class Driver {
     for (const Input& in : inputs) {
       if (in.is_node() && !in.node->is(NodeKind::kGetAttr)) non_constant = in.node;
     }
-    TypeMemo& memo = type_memo(m.rule, op);
-    if (non_constant == nullptr && options_.fold) return fold(op, memo, error);
+    OpMemo& memo = op_memo(m.rule, op);
+    if (non_constant == nullptr && options_.fold) return fold(op, memo.type, error);
     if (op.must_fold) {
       if (!options_.fold) return error("fold(...) needs constant folding, which is not enabled");
       return error("fold(...) is not constant here: '" + non_constant->name() + "' is not a constant");
@@ -621,15 +635,15 @@ class Driver {
       }
     }
     graph_.set_insert_point(position);
-    const std::string& hint = op.name.empty() ? op.schema->name : op.name;
+    std::string_view hint = op.name.empty() ? op.schema->name : op.name;
     // The node copies the operands (into itself, mostly) and takes the attribute list over (the
     // next op allocates a new one, as it must for a node that lives on). One that will replace
     // a root is named when the root is gone.
     Node* node = graph_.add_unnamed_call(*op.schema, inputs, std::move(attrs));
     if (final_name.empty()) {
-      graph_.name_fresh(node, hint);
+      graph_.name_fresh(node, hint, memo.name);
     } else {
-      unnamed_calls_.push_back({node, hint});
+      unnamed_calls_.push_back({node, hint, &memo.name});
     }
     graph_.set_insert_point(nullptr);
     created->push_back(node);
@@ -640,7 +654,7 @@ class Driver {
       graph_.replace_input(node, k, Input::of(materialize(*f, owner + "." + operand, node, created)));
     }
     std::string err;
-    if (!memo.infer(*node, &node->meta().type, &err)) {
+    if (!memo.type.infer(*node, &node->meta().type, &err)) {
       return error(op.schema->name + " rejects its inputs: " + err);
     }
     return Input::of(node);
@@ -723,11 +737,11 @@ class Driver {
     return p;
   }
 
-  /// The type memo of replacement op `op` of rule `rule`.
-  TypeMemo& type_memo(uint32_t rule, const ReplOp& op) {
-    if (type_memos_.empty()) type_memos_.resize(rules_.rules.size());
+  /// What the driver remembers about replacement op `op` of rule `rule` between matches.
+  OpMemo& op_memo(uint32_t rule, const ReplOp& op) {
+    if (op_memos_.empty()) op_memos_.resize(rules_.rules.size());
     const std::vector<ReplOp>& ops = rules_.rules[rule].replacement;
-    std::vector<TypeMemo>& memos = type_memos_[rule];
+    std::vector<OpMemo>& memos = op_memos_[rule];
     if (memos.empty()) memos.resize(ops.size());
     return memos[static_cast<size_t>(&op - ops.data())];
   }
@@ -784,10 +798,10 @@ class Driver {
   std::unique_ptr<Node> fold_call_;  // the detached op being folded, reused
   std::vector<const ConstantTensor*> fold_operands_;  // its operands' values, reused
   std::vector<SharedString> provenance_;  // by rule, see provenance_of
-  std::vector<std::vector<TypeMemo>> type_memos_;  // by rule and replacement op, see type_memo
+  std::vector<std::vector<OpMemo>> op_memos_;  // by rule and replacement op, see op_memo
   // What the current match created unnamed (name_created): root replacements with their op's
   // name hint, and get_attrs of folded values with the constant name each was made for.
-  std::vector<std::pair<Node*, std::string>> unnamed_calls_;
+  std::vector<UnnamedCall> unnamed_calls_;
   struct UnnamedConstant {
     Node* node;
     std::string target;

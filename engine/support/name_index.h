@@ -12,9 +12,9 @@
 #pragma once
 
 #include <cstddef>
-#include <functional>
 #include <string_view>
 
+#include "engine/support/hash.h"
 #include "engine/support/probe_slots.h"
 
 namespace graft {
@@ -72,7 +72,7 @@ class NameIndex {
     bool occupied() const { return item != nullptr; }
   };
 
-  static size_t hash_of(std::string_view name) { return std::hash<std::string_view>{}(name); }
+  static size_t hash_of(std::string_view name) { return hash_string(name); }
 
   /// The slot of the entry named `name`, or the empty slot where it would go.
   size_t slot_of(std::string_view name) const {

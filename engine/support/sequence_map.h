@@ -4,17 +4,17 @@
 // Labelling looks a transition up for every node of the graph and for every node a rewrite
 // touches, so the lookup is on the driver's hottest path. Keys live back to back in one array
 // and the table holds (hash, key position, value) slots with linear probing: a lookup hashes
-// the words with a multiply-rotate mix (no byte loop), reads one slot line and compares one
+// the words (support/hash.h; no byte loop), reads one slot line and compares one
 // key. A std::unordered_map<std::string, uint32_t> spent ~250 instructions per lookup hashing
 // the key as bytes and walking its bucket's node.
 #pragma once
 
-#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <span>
 #include <vector>
 
+#include "engine/support/hash.h"
 #include "engine/support/probe_slots.h"
 
 namespace graft {
@@ -54,11 +54,7 @@ class SequenceMap {
     bool occupied() const { return used; }
   };
 
-  static size_t hash_of(std::span<const uint32_t> key) {
-    uint64_t h = 0x9e3779b97f4a7c15ull ^ key.size();
-    for (uint32_t w : key) h = std::rotl((h ^ w) * 0xbf58476d1ce4e5b9ull, 29);
-    return static_cast<size_t>(h ^ (h >> 32));
-  }
+  static size_t hash_of(std::span<const uint32_t> key) { return hash_words(key); }
 
   bool key_equals(const Slot& s, std::span<const uint32_t> key) const {
     return s.length == key.size() &&

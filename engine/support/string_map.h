@@ -7,13 +7,15 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "engine/support/hash.h"
+
 namespace graft {
 
 struct StringHash {
   using is_transparent = void;
   // Not noexcept on purpose: libstdc++ then caches each key's hash in its node, so a rehash or
   // an erase never hashes a stored string again.
-  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  size_t operator()(std::string_view s) const { return hash_string(s); }
 };
 
 template <typename Value>

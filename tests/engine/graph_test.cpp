@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <map>
 
 #include "engine/op_registry.h"
 #include "engine/verifier.h"
@@ -106,6 +107,46 @@ TEST_CASE("fresh names skip a freed name once their stem is counted; others reus
   CHECK(call(g, "relu", {Input::of(i)}, "mul")->name() == "mul");  // an added call does
   g.set_output({Input::of(g.find("mul"))});
   CHECK(lint(g));
+}
+
+TEST_CASE("a fresh-name memo gives the names name_fresh gives without one", "[engine][graph]") {
+  // Two graphs through the same creations and erasures, one naming with a memo per hint.
+  Graph plain, memoized;
+  std::map<std::string, Graph::FreshNameMemo> memos;
+  struct Side {
+    Graph& g;
+    std::vector<Node*> nodes;
+  } sides[2] = {{plain, {}}, {memoized, {}}};
+  for (Side& s : sides) s.nodes.push_back(s.g.add_placeholder("x", f32({1})));
+  const char* hints[] = {"mul", "add", "mul", "mul_7", "mul", "add", "mul_7", "mul", "scale"};
+  for (int round = 0; round < 3; ++round) {
+    for (const char* hint : hints) {
+      for (Side& s : sides) {
+        Node* n =
+            s.g.add_unnamed_call(*OpRegistry::get().find("relu"), {Input::of(s.nodes.back())}, {});
+        if (&s.g == &plain) {
+          s.g.name_fresh(n, hint);
+        } else {
+          s.g.name_fresh(n, hint, memos[hint]);
+        }
+        s.nodes.push_back(n);
+      }
+    }
+    for (size_t i = 0; i < sides[0].nodes.size(); ++i) {
+      CHECK(sides[0].nodes[i]->name() == sides[1].nodes[i]->name());
+    }
+    // Free the names of the last round but its first node, as a rewrite's erasures do.
+    for (Side& s : sides) {
+      size_t keep = s.nodes.size() - std::size(hints);
+      while (s.nodes.size() > keep + 1) {
+        s.g.erase(s.nodes.back());
+        s.nodes.pop_back();
+      }
+    }
+  }
+  CHECK(memos["mul"].counter != nullptr);
+  CHECK(memos["mul_7"].counter == nullptr);  // a suffixed hint is tried as it is, every time
+  CHECK(plain.find("mul_5") != nullptr);
 }
 
 TEST_CASE("graph order stays consistent under many insertions at one point", "[engine][graph]") {
