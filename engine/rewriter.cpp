@@ -121,6 +121,8 @@ class Driver {
   struct OpMemo {
     TypeMemo type;
     Graph::FreshNameMemo name;
+    std::unique_ptr<PreparedFold> prepared;  // for the operands `type` remembers, or none
+    uint64_t prepared_for = ~uint64_t{0};    // the generation of `type` it was prepared for
   };
 
   /// A root's replacement op, named once the root is gone (name_created).
@@ -601,7 +603,7 @@ class Driver {
       if (in.is_node() && !in.node->is(NodeKind::kGetAttr)) non_constant = in.node;
     }
     OpMemo& memo = op_memo(m.rule, op);
-    if (non_constant == nullptr && options_.fold) return fold(op, memo.type, error);
+    if (non_constant == nullptr && options_.fold) return fold(op, memo, error);
     if (op.must_fold) {
       if (!options_.fold) return error("fold(...) needs constant folding, which is not enabled");
       return error("fold(...) is not constant here: '" + non_constant->name() + "' is not a constant");
@@ -662,22 +664,14 @@ class Driver {
 
   /// Evaluates a replacement op over constants without adding it to the graph: the result is a
   /// detached constant, materialised only if a graph op or a result reads it.
-  /// The op's operands and attributes are in op_inputs_ and op_attrs_.
+  /// The op's operands and attributes are in op_inputs_ and op_attrs_. While they have the
+  /// types, literals and attributes of the op's last fold, its type and its prepared fold
+  /// (ConstantFolder::prepare) are reused: no scratch node, no inference, no kernel lookup.
   template <typename ErrorFn>
-  std::optional<Input> fold(const ReplOp& op, TypeMemo& memo, ErrorFn& error) {
-    if (fold_call_ == nullptr) {
-      fold_call_ = Graph::make_detached_call(*op.schema, op_inputs_, op_attrs_);
-    } else {
-      Graph::reset_detached_call(*fold_call_, *op.schema, op_inputs_, op_attrs_);
-    }
-    Node* call = fold_call_.get();
-    std::string err;
-    if (!memo.infer(*call, &call->meta().type, &err)) {
-      return error(op.schema->name + " rejects its inputs: " + err);
-    }
+  std::optional<Input> fold(const ReplOp& op, OpMemo& memo, ErrorFn& error) {
     std::vector<const ConstantTensor*>& operands = fold_operands_;
     operands.clear();
-    for (const Input& in : call->inputs()) {
+    for (const Input& in : op_inputs_) {
       const ConstantTensor* t = nullptr;
       if (in.is_node()) {
         Folded* f = folded_of(in.node);
@@ -685,19 +679,45 @@ class Driver {
       }
       operands.push_back(t);
     }
-    std::optional<ConstantTensor> value = options_.fold(*call, operands, &err);
-    if (!value) return error("cannot fold " + op.schema->name + ": " + err);
+    ConstantTensor& value = fold_value_;
+    bool done = memo.prepared != nullptr && memo.prepared_for == memo.type.generation() &&
+                memo.type.same_as_last(*op.schema, op_inputs_, op_attrs_) &&
+                memo.prepared->run(operands, &value);
+    if (done) {
+      fold_type_ = memo.type.result();  // into the engaged optional's storage
+    } else {
+      if (fold_call_ == nullptr) {
+        fold_call_ = Graph::make_detached_call(*op.schema, op_inputs_, op_attrs_);
+      } else {
+        Graph::reset_detached_call(*fold_call_, *op.schema, op_inputs_, op_attrs_);
+      }
+      Node* call = fold_call_.get();
+      std::string err;
+      if (!memo.type.infer(*call, &call->meta().type, &err)) {
+        return error(op.schema->name + " rejects its inputs: " + err);
+      }
+      if (memo.prepared_for != memo.type.generation()) {
+        memo.prepared = options_.fold.prepare ? options_.fold.prepare(*call) : nullptr;
+        memo.prepared_for = memo.type.generation();
+      }
+      if (memo.prepared == nullptr || !memo.prepared->run(operands, &value)) {
+        std::optional<ConstantTensor> folded = options_.fold.fold(*call, operands, &err);
+        if (!folded) return error("cannot fold " + op.schema->name + ": " + err);
+        value = std::move(*folded);
+      }
+      std::swap(fold_type_, call->meta().type);
+    }
     // Entries of earlier matches are reused: their nodes keep their storage.
     if (folded_count_ == folded_.size()) folded_.emplace_back();
     Folded& f = folded_[folded_count_++];
-    // The scratch call's type moves on to the constant standing for its value, and the
-    // constant's previous type comes back as storage for the next fold's.
+    // The type moves on to the constant standing for the value, and the constant's previous
+    // type comes back as storage for the next fold's.
     if (f.node == nullptr) {
-      f.node = Graph::make_detached_constant(std::move(*call->meta().type));
+      f.node = Graph::make_detached_constant(std::move(*fold_type_));
     } else {
-      Graph::reset_detached_constant(*f.node, call->meta().type);
+      Graph::reset_detached_constant(*f.node, fold_type_);
     }
-    f.value = std::move(*value);
+    std::swap(f.value, value);
     f.materialized = nullptr;
     return Input::of(f.node.get());
   }
@@ -797,6 +817,8 @@ class Driver {
   size_t folded_count_ = 0;    // the current match's entries; later ones are kept for reuse
   std::unique_ptr<Node> fold_call_;  // the detached op being folded, reused
   std::vector<const ConstantTensor*> fold_operands_;  // its operands' values, reused
+  std::optional<TensorType> fold_type_;   // the folded value's type, on its way to its constant
+  ConstantTensor fold_value_;             // the folded value, on its way to its Folded entry
   std::vector<SharedString> provenance_;  // by rule, see provenance_of
   std::vector<std::vector<OpMemo>> op_memos_;  // by rule and replacement op, see op_memo
   // What the current match created unnamed (name_created): root replacements with their op's

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_set>
@@ -18,11 +19,37 @@
 
 namespace graft {
 
-/// Computes a call_function node whose tensor operands are all constants (`operands` holds one
-/// entry per input: the tensor, or nullptr for a scalar or None input). The runtime provides
-/// one built on its reference kernels (runtime/constant_folder.h).
-using ConstantFolder = std::function<std::optional<ConstantTensor>(
-    const Node& node, const std::vector<const ConstantTensor*>& operands, std::string* error)>;
+/// A constant folder's work for one op over operands of fixed types, scalar literals and
+/// attributes, done once (ConstantFolder::prepare): which kernel, the result's shape, how the
+/// operands broadcast. A rule folds the same few ops with the same shapes at every match (the
+/// nine small ops of a conv-bn fold), and for tensors of eight elements that work was most of
+/// a fold.
+class PreparedFold {
+ public:
+  virtual ~PreparedFold() = default;
+  /// Computes the op over `operands` (as ConstantFolder::fold's) into `*result`. Returns false,
+  /// having done nothing, when an operand is not as prepared (its dtype, shape or alignment):
+  /// the caller then folds the op through ConstantFolder::fold, which reports any error.
+  /// Throws what fold() throws when the result cannot be allocated.
+  virtual bool run(const std::vector<const ConstantTensor*>& operands,
+                   ConstantTensor* result) const = 0;
+};
+
+/// Folds call_function nodes whose tensor operands are all constants. The runtime provides one
+/// built on its reference kernels (runtime/constant_folder.h).
+struct ConstantFolder {
+  /// Computes `node` (its type inferred and concrete) over `operands`, one entry per input:
+  /// the tensor, or nullptr for a scalar or None input. nullopt with `*error` set on failure.
+  std::function<std::optional<ConstantTensor>(
+      const Node& node, const std::vector<const ConstantTensor*>& operands, std::string* error)>
+      fold;
+  /// Optional. A fold of `node`'s op for operands of its inputs' types, its scalar literals and
+  /// attributes; nullptr where there is no such shortcut. The rewrite driver keeps one per
+  /// replacement op and uses it while those stay the same (TypeMemo's key).
+  std::function<std::unique_ptr<PreparedFold>(const Node& node)> prepare;
+
+  explicit operator bool() const { return static_cast<bool>(fold); }
+};
 
 struct RewriteOptions {
   /// Folds replacement ops whose operands are all constant. Without one, such ops stay in the

@@ -13,6 +13,7 @@ bool TypeMemo::infer(const Node& node, std::optional<TensorType>* type, std::str
   std::optional<TensorType> inferred = infer_node_type(node, error);
   if (!inferred) {
     valid_ = false;
+    ++generation_;
     return false;
   }
   remember(node, *inferred);
@@ -21,15 +22,20 @@ bool TypeMemo::infer(const Node& node, std::optional<TensorType>* type, std::str
 }
 
 bool TypeMemo::same_as_last(const Node& node) const {
-  if (!valid_ || node.schema() != schema_ || node.inputs().size() != operands_.size()) return false;
+  return node.schema() != nullptr && same_as_last(*node.schema(), node.inputs(), node.attrs());
+}
+
+bool TypeMemo::same_as_last(const OpSchema& schema, std::span<const Input> inputs,
+                            const std::vector<AttrValue>& attrs) const {
+  if (!valid_ || &schema != schema_ || inputs.size() != operands_.size()) return false;
   for (size_t i = 0; i < operands_.size(); ++i) {
-    const Input& in = node.input(i);
+    const Input& in = inputs[i];
     const Operand& last = operands_[i];
     if (in.kind != last.kind) return false;
     if (in.is_node() && in.node->type() != last.type) return false;
     if (in.is_scalar() && !(in.scalar == last.scalar)) return false;
   }
-  return node.attrs() == attrs_;
+  return attrs == attrs_;
 }
 
 void TypeMemo::remember(const Node& node, const TensorType& result) {
@@ -46,6 +52,7 @@ void TypeMemo::remember(const Node& node, const TensorType& result) {
   attrs_.assign(node.attrs().begin(), node.attrs().end());
   result_ = result;
   valid_ = true;
+  ++generation_;
 }
 
 }  // namespace graft

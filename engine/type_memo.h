@@ -8,7 +8,9 @@
 // instead of inferring again (which allocates the shape vectors of every intermediate step).
 #pragma once
 
+#include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,14 @@ class TypeMemo {
   bool infer(const Node& node, std::optional<TensorType>* type, std::string* error);
   /// How many calls the memo answered without inferring.
   size_t hits() const { return hits_; }
+  /// True if a call of `schema` on `inputs` with `attrs` is what the last inference was for;
+  /// its type is then result().
+  bool same_as_last(const OpSchema& schema, std::span<const Input> inputs,
+                    const std::vector<AttrValue>& attrs) const;
+  const TensorType& result() const { return result_; }
+  /// Changes whenever the memo remembers another inference (or forgets one): what a caller
+  /// derived from the last one (a prepared fold) is stale once this differs.
+  uint64_t generation() const { return generation_; }
 
  private:
   struct Operand {
@@ -40,6 +50,7 @@ class TypeMemo {
   std::vector<AttrValue> attrs_;
   TensorType result_;
   size_t hits_ = 0;
+  uint64_t generation_ = 0;
 };
 
 }  // namespace graft

@@ -16,11 +16,44 @@ bool is_relabelling(std::string_view op) {
          op == "unsqueeze" || op == "contiguous" || op == "clone";
 }
 
+/// reshape(scale, [-1, 1, 1, 1]) prepared: the operand's bytes under the result's shape.
+class PreparedRelabel final : public PreparedFold {
+ public:
+  PreparedRelabel(TensorType type, int64_t numel) : type_(std::move(type)), numel_(numel) {}
+  bool run(const std::vector<const ConstantTensor*>& operands,
+           ConstantTensor* result) const override {
+    if (operands.empty() || operands[0] == nullptr || operands[0]->dtype != type_.dtype ||
+        operands[0]->numel() != numel_) {
+      return false;
+    }
+    *result = *operands[0];
+    result->shape = type_.shape;
+    return true;
+  }
+
+ private:
+  TensorType type_;
+  int64_t numel_;
+};
+
+std::unique_ptr<PreparedFold> prepare(const Node& node) {
+  if (!node.type() || !is_concrete(node.type()->shape)) return nullptr;
+  if (is_relabelling(node.target())) {
+    std::optional<int64_t> numel = element_count(node.type()->shape);
+    if (!numel) return nullptr;
+    return std::make_unique<PreparedRelabel>(*node.type(), *numel);
+  }
+  return prepare_elementwise(node);
+}
+
 }  // namespace
 
 ConstantFolder reference_constant_folder(FoldPath path) {
-  return [path](const Node& node, const std::vector<const ConstantTensor*>& operands,
-                std::string* error) -> std::optional<ConstantTensor> {
+  ConstantFolder folder;
+  // The generic path alone prepares nothing: every fold goes through it.
+  if (path == FoldPath::kFastElementwise) folder.prepare = prepare;
+  folder.fold = [path](const Node& node, const std::vector<const ConstantTensor*>& operands,
+                       std::string* error) -> std::optional<ConstantTensor> {
     if (!node.type() || !is_concrete(node.type()->shape)) {
       *error = "the result has no concrete type";
       return std::nullopt;
@@ -84,6 +117,7 @@ ConstantFolder reference_constant_folder(FoldPath path) {
     result.owner = out.owner();
     return result;
   };
+  return folder;
 }
 
 }  // namespace graft::runtime

@@ -231,28 +231,15 @@ void map_row(At at, const float* a, int64_t step_a, const float* b, int64_t step
   }
 }
 
-/// out[i] = fn(a, b) over the broadcast, for `total` > 0 output elements. An operand with as
-/// many elements as the output is laid out as the output is (the only dims it broadcasts have
-/// size 1); one with a single element is read once. Those are the hot cases (var + eps,
-/// mean * scale): one row. Anything else (w * scale[8, 1, 1, 1]) walks the strides row by row.
-template <typename Fn>
-void map_binary(const Operand& a, const Operand& b, const Shape& out_shape, int64_t total,
-                float* out, Fn fn) {
-  auto at = [fn](float x, float y) {
-    return static_cast<float>(fn(static_cast<double>(x), static_cast<double>(y)));
-  };
-  if ((a.numel == total || a.numel == 1) && (b.numel == total || b.numel == 1)) {
-    map_row(at, a.data, a.numel == total ? 1 : 0, b.data, b.numel == total ? 1 : 0, out, total);
-    return;
-  }
-  // An operand here has more than one element and fewer than the output, so it is broadcast
-  // along some dim of size > 1: the walk has at least one dim.
-  const Walk w = walk_of(a, b, out_shape);
+/// out[i] = at(a, b) over the broadcast that `w` walks, for `total` > 0 output elements (an
+/// operand broadcast along some dim of size > 1, as w * scale[8, 1, 1, 1]): row by row.
+template <typename At>
+void map_walk(At at, const float* a, const float* b, const Walk& w, int64_t total, float* out) {
   const int64_t row = w.extent[0];
   int64_t index[kMaxRank] = {};
   int64_t oa = 0, ob = 0;
   for (int64_t i = 0; i < total; i += row) {
-    map_row(at, a.data + oa, w.stride_a[0], b.data + ob, w.stride_b[0], out + i, row);
+    map_row(at, a + oa, w.stride_a[0], b + ob, w.stride_b[0], out + i, row);
     for (size_t d = 1; d < w.rank; ++d) {  // advance the outer dims
       oa += w.stride_a[d];
       ob += w.stride_b[d];
@@ -264,78 +251,162 @@ void map_binary(const Operand& a, const Operand& b, const Shape& out_shape, int6
   }
 }
 
-// ** operands and the result **
+// ** the prepared fold **
 
-/// Input `input` read in place (`t` is its constant; `scalar` holds a literal's float, which
-/// the reference rounds to float before computing in double), or nullopt where the fast path
-/// does not read it: None, a non-float32 or misaligned tensor (the generic path copies those),
-/// or one that does not broadcast to the result.
-std::optional<Operand> operand_of(const Input& input, const ConstantTensor* t, const Shape& out,
-                                  float* scalar) {
-  if (input.is_scalar()) {
-    *scalar = static_cast<float>(input.scalar.value);
-    return Operand{scalar, nullptr, 1};
+/// An input as prepared for: a literal (its value, which the reference rounds to float before
+/// computing in double), or a float32 tensor of `shape`.
+struct Expected {
+  bool scalar = false;
+  float value = 0;
+  Shape shape;
+  int64_t numel = 1;
+};
+
+/// fold_elementwise's work for one node that depends only on its operands' types, its literals
+/// and its attributes: the formula, the result's shape and the broadcast walk. Made once per
+/// replacement op by the rewrite driver (prepare_elementwise) and reused at every match; made
+/// on the stack for a single fold (fold_elementwise).
+class PreparedElementwise final : public PreparedFold {
+ public:
+  /// The node's fold, or nullopt where the fast path does not handle it: an op that is not a
+  /// registry elementwise op, an untyped, non-float32 or non-broadcasting operand, an attribute
+  /// the reference would reject, more than kMaxRank dims.
+  static std::optional<PreparedElementwise> of(const Node& node) {
+    const OpEntry* entry = entry_of(node.schema());
+    if (entry == nullptr || !node.type() || node.type()->dtype != DType::kFloat32)
+      return std::nullopt;
+    PreparedElementwise p;
+    p.type_ = *node.type();
+    const Shape& out = p.type_.shape;
+    std::optional<int64_t> total = element_count(out);
+    if (out.size() > kMaxRank || !total ||
+        *total > std::numeric_limits<int64_t>::max() / static_cast<int64_t>(sizeof(float))) {
+      return std::nullopt;
+    }
+    p.total_ = *total;
+    p.binary_ = is_binary(entry->op);
+    const size_t arity = p.binary_ ? 2 : 1;
+    if (node.inputs().size() != arity) return std::nullopt;
+    for (size_t i = 0; i < arity; ++i) {
+      const Input& in = node.input(i);
+      Expected& e = p.in_[i];
+      if (in.is_scalar()) {
+        e.scalar = true;
+        e.value = static_cast<float>(in.scalar.value);
+        continue;
+      }
+      if (!in.is_node() || !in.node->type() || in.node->type()->dtype != DType::kFloat32 ||
+          !broadcasts_to(in.node->type()->shape, out)) {
+        return std::nullopt;
+      }
+      std::optional<int64_t> n = element_count(in.node->type()->shape);
+      if (!n) return std::nullopt;
+      e.shape = in.node->type()->shape;
+      e.numel = *n;
+    }
+    // unary() reads a tensor of the result's size, element for element.
+    if (!p.binary_ && (p.in_[0].scalar || p.in_[0].numel != p.total_)) return std::nullopt;
+    std::optional<Formula> f = formula_of(node, *entry);
+    if (!f) return std::nullopt;
+    p.formula_ = *f;
+    // One row when each operand is either the result's size (laid out as the result: the only
+    // dims it broadcasts have size 1) or a single element; otherwise a walk of the strides.
+    p.one_row_ = true;
+    for (size_t i = 0; i < arity; ++i) {
+      p.one_row_ = p.one_row_ && (p.in_[i].numel == p.total_ || p.in_[i].numel == 1);
+    }
+    if (p.binary_ && !p.one_row_ && p.total_ > 0) {
+      p.walk_ = walk_of(p.operand(0, nullptr), p.operand(1, nullptr), out);
+    }
+    return p;
   }
-  if (t == nullptr || t->dtype != DType::kFloat32 ||
-      reinterpret_cast<uintptr_t>(t->data) % alignof(float) != 0 || !broadcasts_to(t->shape, out)) {
-    return std::nullopt;
+
+  bool run(const std::vector<const ConstantTensor*>& operands,
+           ConstantTensor* result) const override {
+    const size_t arity = binary_ ? 2 : 1;
+    if (operands.size() != arity) return false;
+    const float* data[2] = {};
+    for (size_t i = 0; i < arity; ++i) {
+      const Expected& e = in_[i];
+      if (e.scalar) {
+        data[i] = &e.value;
+        continue;
+      }
+      // The tensor must be what was prepared for (the generic path copies misaligned ones).
+      const ConstantTensor* t = operands[i];
+      if (t == nullptr || t->dtype != DType::kFloat32 || t->shape != e.shape ||
+          t->nbytes != static_cast<size_t>(e.numel) * sizeof(float) ||
+          reinterpret_cast<uintptr_t>(t->data) % alignof(float) != 0) {
+        return false;
+      }
+      data[i] = t->f32();
+    }
+    // As Tensor::zeros allocates, with the same limits and message, minus the zero fill that
+    // every element is about to overwrite. Results are carved from an arena: a rewrite folds
+    // millions of small tensors, and most of them (the folded weights) live as long as the
+    // graph.
+    const size_t nbytes = static_cast<size_t>(total_) * sizeof(float);
+    thread_local BufferArena arena;
+    std::shared_ptr<void> buffer =
+        arena.allocate(nbytes, [&] { return "a tensor of " + type_to_string(type_); });
+    auto* out = static_cast<float*>(buffer.get());
+    if (total_ > 0) {
+      if (binary_) {
+        const Operand a = operand(0, data[0]), b = operand(1, data[1]);
+        with_binary(formula_.op, formula_.params, [&](auto fn) {
+          auto at = [fn](float x, float y) {
+            return static_cast<float>(fn(static_cast<double>(x), static_cast<double>(y)));
+          };
+          if (one_row_) {
+            map_row(at, a.data, a.numel == total_ ? 1 : 0, b.data, b.numel == total_ ? 1 : 0, out,
+                    total_);
+          } else {
+            map_walk(at, a.data, b.data, walk_, total_, out);
+          }
+        });
+      } else {
+        with_unary(formula_.op, formula_.params,
+                   [&](auto fn) { map_unary(data[0], out, total_, fn); });
+      }
+    }
+    result->dtype = DType::kFloat32;
+    result->shape = type_.shape;  // into the result's vector: no allocation when it has room
+    result->data = static_cast<const std::byte*>(buffer.get());
+    result->nbytes = nbytes;
+    result->owner = std::move(buffer);
+    return true;
   }
-  std::optional<int64_t> n = element_count(t->shape);
-  if (!n || t->nbytes != static_cast<size_t>(*n) * sizeof(float)) return std::nullopt;
-  return Operand{t->f32(), &t->shape, *n};
-}
+
+ private:
+  /// Input `i` as the kernels read it, its values at `data`.
+  Operand operand(size_t i, const float* data) const {
+    const Expected& e = in_[i];
+    return e.scalar ? Operand{data, nullptr, 1} : Operand{data, &e.shape, e.numel};
+  }
+
+  TensorType type_;  // the result's
+  int64_t total_ = 0;
+  bool binary_ = false;
+  bool one_row_ = true;
+  Expected in_[2];
+  Formula formula_{};
+  Walk walk_;
+};
 
 }  // namespace
 
 std::optional<ConstantTensor> fold_elementwise(const Node& node,
                                                const std::vector<const ConstantTensor*>& operands) {
-  const OpEntry* entry = entry_of(node.schema());
-  if (entry == nullptr || !node.type() || node.type()->dtype != DType::kFloat32)
-    return std::nullopt;
-  const Shape& out_shape = node.type()->shape;
-  std::optional<int64_t> total = element_count(out_shape);
-  if (out_shape.size() > kMaxRank || !total ||
-      *total > std::numeric_limits<int64_t>::max() / static_cast<int64_t>(sizeof(float))) {
-    return std::nullopt;
-  }
-  const bool binary = is_binary(entry->op);
-  const size_t arity = binary ? 2 : 1;
-  if (operands.size() != arity || node.inputs().size() != arity) return std::nullopt;
-  Operand in[2];
-  float scalars[2];
-  for (size_t i = 0; i < arity; ++i) {
-    std::optional<Operand> x = operand_of(node.input(i), operands[i], out_shape, &scalars[i]);
-    if (!x) return std::nullopt;
-    in[i] = *x;
-  }
-  // unary() reads a tensor of the result's size, element for element.
-  if (!binary && (in[0].shape == nullptr || in[0].numel != *total)) return std::nullopt;
-  std::optional<Formula> f = formula_of(node, *entry);
-  if (!f) return std::nullopt;
-  // As Tensor::zeros allocates, with the same limits and message, minus the zero fill that
-  // every element is about to overwrite.
-  const size_t nbytes = static_cast<size_t>(*total) * sizeof(float);
-  // Results are carved from an arena: a rewrite folds millions of small tensors, and most of
-  // them (the folded weights) live as long as the graph.
-  thread_local BufferArena arena;
-  std::shared_ptr<void> buffer =
-      arena.allocate(nbytes, [&] { return "a tensor of " + type_to_string(*node.type()); });
-  auto* out = static_cast<float*>(buffer.get());
-  if (*total > 0) {
-    if (binary) {
-      with_binary(f->op, f->params,
-                  [&](auto fn) { map_binary(in[0], in[1], out_shape, *total, out, fn); });
-    } else {
-      with_unary(f->op, f->params, [&](auto fn) { map_unary(in[0].data, out, *total, fn); });
-    }
-  }
+  std::optional<PreparedElementwise> prepared = PreparedElementwise::of(node);
   ConstantTensor result;
-  result.dtype = DType::kFloat32;
-  result.shape = out_shape;
-  result.data = static_cast<const std::byte*>(buffer.get());
-  result.nbytes = nbytes;
-  result.owner = std::move(buffer);
+  if (!prepared || !prepared->run(operands, &result)) return std::nullopt;
   return result;
+}
+
+std::unique_ptr<PreparedFold> prepare_elementwise(const Node& node) {
+  std::optional<PreparedElementwise> prepared = PreparedElementwise::of(node);
+  if (!prepared) return nullptr;
+  return std::make_unique<PreparedElementwise>(std::move(*prepared));
 }
 
 }  // namespace graft::runtime

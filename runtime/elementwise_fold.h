@@ -1,14 +1,16 @@
 // The constant folder's fast path for float32 elementwise ops (the add / rsqrt / mul / sub
 // chain of every batch-norm fold): the reference kernels' exact arithmetic without their
-// per-call overhead. This header's interface is just fold_elementwise(); constant_folder.cpp
-// calls it before the generic path, and tests compare the two byte for byte.
+// per-call overhead. constant_folder.cpp calls fold_elementwise() before the generic path and
+// offers prepare_elementwise() to the rewrite driver; tests compare them byte for byte.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "engine/constants.h"
 #include "engine/graph.h"
+#include "engine/rewriter.h"
 
 namespace graft::runtime {
 
@@ -20,5 +22,10 @@ namespace graft::runtime {
 /// Throws AllocationError (runtime/allocation.h) when the result's buffer cannot be allocated.
 std::optional<ConstantTensor> fold_elementwise(const Node& node,
                                                const std::vector<const ConstantTensor*>& operands);
+
+/// fold_elementwise() prepared for `node`'s operand types (its inputs' types), literals and
+/// attributes, to run on many operands of those types; nullptr where fold_elementwise would
+/// decline whatever the operands. Its run() declines operands not of the prepared types.
+std::unique_ptr<PreparedFold> prepare_elementwise(const Node& node);
 
 }  // namespace graft::runtime

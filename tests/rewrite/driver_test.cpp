@@ -3,14 +3,15 @@
 // shared parameters, literals and attributes, commutativity, replacements of every size, the
 // whole graph, fixpoints, ping-pong, and placement of multi-output replacements.
 #include <catch2/catch.hpp>
-
 #include <cmath>
+#include <cstring>
 
 #include "engine/support/source_manager.h"
 #include "engine/verifier.h"
+#include "runtime/constant_folder.h"
 #include "runtime/reference.h"
-#include "tests/testing/test_paths.h"
 #include "tests/rewrite/rewrite_testing.h"
+#include "tests/testing/test_paths.h"
 
 using namespace graft;
 using namespace graft::testing;
@@ -595,4 +596,93 @@ TEST_CASE("folded constants take the names of the constants they replace, unless
     CHECK(m.graph->constant(*again)->shape == Shape{2});
     CHECK(m.graph->constant(*again)->f32()[1] == 2.0f);
   }
+}
+
+TEST_CASE("prepared folds give the bytes of unprepared ones as shapes and literals change",
+          "[rewrite][driver]") {
+  // Blocks whose conv-bn folds alternate between repeating the last block's operand types,
+  // eps and bias (the driver reuses the prepared folds) and changing them (it prepares again).
+  RuleSet rules = rules_from_text(
+      graft::testing::read_file(graft::testing::source_path("examples/rules/fuse.rules")));
+  struct Block {
+    int out_channels;
+    double eps;
+    bool bias;
+  };
+  const Block blocks[] = {{4, 1e-5, false}, {4, 1e-5, false}, {8, 1e-5, false}, {8, 1e-3, false},
+                          {8, 1e-3, true},  {4, 1e-3, true},  {4, 1e-3, true},  {4, 1e-5, false}};
+  uint32_t seed = 1;
+  auto values = [&](int n, bool positive) {
+    std::string out;
+    for (int i = 0; i < n; ++i) {
+      seed = seed * 1664525u + 1013904223u;
+      double v = static_cast<double>(seed >> 8) / (1 << 24);  // [0, 1)
+      out += (out.empty() ? "" : ", ") + std::to_string(positive ? 0.5 + v : 2 * v - 1);
+    }
+    return "[" + out + "]";
+  };
+  std::string tensors;
+  std::vector<std::string> nodes = {input("x", "[1, 4, 5, 5]")};
+  auto constant = [&](const std::string& name, const std::string& shape, int n, bool positive) {
+    tensors +=
+        (tensors.empty() ? "" : ",\n") + ("\"" + name + R"(": {"dtype": "float32", "shape": )" +
+                                          shape + R"(, "data": )" + values(n, positive) + "}");
+    nodes.push_back(R"({"name": ")" + name + R"(", "op": "get_attr", "target": ")" + name +
+                    R"("})");
+    return ::ref(name);
+  };
+  std::string last = "x";
+  int channels = 4;
+  for (size_t i = 0; i < std::size(blocks); ++i) {
+    const Block& b = blocks[i];
+    const std::string p = "b" + std::to_string(i) + "_", c = std::to_string(b.out_channels);
+    std::string args = ::ref(last) + ", " +
+                       constant(p + "w", "[" + c + ", " + std::to_string(channels) + ", 3, 3]",
+                                b.out_channels * channels * 9, false);
+    if (b.bias) args += ", " + constant(p + "b", "[" + c + "]", b.out_channels, false);
+    nodes.push_back(call(p + "conv", "conv2d", args, R"("padding": [1, 1])"));
+    std::string bn_args =
+        join({::ref(p + "conv"), constant(p + "mean", "[" + c + "]", b.out_channels, false),
+              constant(p + "var", "[" + c + "]", b.out_channels, true),
+              constant(p + "gamma", "[" + c + "]", b.out_channels, false),
+              constant(p + "beta", "[" + c + "]", b.out_channels, false)});
+    nodes.push_back(call(p + "bn", "batch_norm", bn_args,
+                         R"("training": false, "momentum": 0.1, "eps": )" + std::to_string(b.eps)));
+    last = p + "bn";
+    channels = b.out_channels;
+  }
+  nodes.push_back(output({last}));
+  Model prepared = model_from_nodes(join(nodes), tensors);
+  Model unprepared = model_from_nodes(join(nodes), tensors);
+
+  CompiledRules compiled(rules);
+  auto run = [&](Graph& g, bool prepare) {
+    RewriteOptions options;
+    options.fold = runtime::reference_constant_folder();
+    if (!prepare) options.fold.prepare = nullptr;
+    options.verify_each_phase = true;
+    DiagnosticEngine diags;
+    RewriteResult result = rewrite_graph(g, compiled, options, diags);
+    INFO(diags.render());
+    REQUIRE(result.ok);
+    CHECK(result.applied.size() == std::size(blocks));
+  };
+  run(*prepared.graph, true);
+  run(*unprepared.graph, false);
+  size_t compared = 0;
+  for (const Node* n : prepared.graph->nodes()) {
+    if (!n->is(NodeKind::kGetAttr)) continue;
+    const Node* twin = unprepared.graph->find(n->name());
+    REQUIRE(twin != nullptr);
+    const ConstantTensor* a = prepared.graph->constant(*n);
+    const ConstantTensor* b = unprepared.graph->constant(*twin);
+    REQUIRE(a != nullptr);
+    REQUIRE(b != nullptr);
+    INFO(n->name());
+    CHECK(a->shape == b->shape);
+    REQUIRE(a->nbytes == b->nbytes);
+    CHECK(std::memcmp(a->data, b->data, a->nbytes) == 0);
+    ++compared;
+  }
+  CHECK(compared == 2 * std::size(blocks));  // each conv's folded weight and bias
 }

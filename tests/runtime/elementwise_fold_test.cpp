@@ -74,13 +74,14 @@ class FoldCall {
   };
   Result fold(FoldPath path) const {
     Result r;
-    r.value = runtime::reference_constant_folder(path)(*node_, operands_, &r.error);
+    r.value = runtime::reference_constant_folder(path).fold(*node_, operands_, &r.error);
     return r;
   }
   std::optional<ConstantTensor> fold_fast_only() const {
     return runtime::fold_elementwise(*node_, operands_);
   }
   const Node& node() const { return *node_; }
+  const std::vector<const ConstantTensor*>& operands() const { return operands_; }
 
  private:
   std::vector<Arg> args_;  // the constants operands_ points into
@@ -224,6 +225,48 @@ TEST_CASE("the fast elementwise fold gives the generic path's bytes for binary o
       CHECK(call.fold_fast_only().has_value());  // handled: not generic against generic
       CHECK(compare(call.fold(FoldPath::kFastElementwise), call.fold(FoldPath::kGenericOnly)) ==
             "");
+    }
+  }
+}
+
+TEST_CASE("a prepared fold reused on other operands of its types gives a fresh fold's bytes",
+          "[runtime][constant_folder]") {
+  // The rewrite driver prepares an op once and runs it at every match: the same operand types,
+  // literals and attributes, other values.
+  for (const char* op : kBinaryOps) {
+    const bool tensors_only = std::string(op) == "maximum" || std::string(op) == "minimum";
+    Rng rng(std::hash<std::string>{}(op) + 1);
+    for (int iteration = 0; iteration < 100; ++iteration) {
+      const Shape out = random_shape(rng);
+      Arg a = tensors_only ? constant(random_tensor(rng, out)) : random_binary_operand(rng, out);
+      Arg b = constant(random_tensor(rng, broadcast_shape_of(rng, out)));
+      if (rng.chance(0.5)) std::swap(a, b);
+      const std::map<std::string, AttrValue> attrs = random_attrs(rng, op);
+      FoldCall first(schema_of(op), {a, b}, attrs);
+      std::unique_ptr<PreparedFold> prepared =
+          runtime::reference_constant_folder().prepare(first.node());
+      INFO(op << " iteration " << iteration << ": " << type_to_string(*first.node().type()));
+      REQUIRE(prepared != nullptr);
+      auto same_kind = [&](const Arg& x) {
+        return x.scalar ? x : constant(random_tensor(rng, x.tensor->shape));
+      };
+      for (int k = 0; k < 3; ++k) {
+        FoldCall again(schema_of(op), {same_kind(a), same_kind(b)}, attrs);
+        FoldCall::Result reused;
+        ConstantTensor value;
+        REQUIRE(prepared->run(again.operands(), &value));
+        reused.value = std::move(value);
+        CHECK(compare(reused, again.fold(FoldPath::kGenericOnly)) == "");
+      }
+      // An operand of another shape (one more leading dim) is declined, not misread.
+      const Arg& tensor = a.tensor ? a : b;
+      Shape wider = tensor.tensor->shape;
+      wider.insert(wider.begin(), 2);
+      ConstantTensor other = random_tensor(rng, wider);
+      std::vector<const ConstantTensor*> operands = first.operands();
+      (a.tensor ? operands[0] : operands[1]) = &other;
+      ConstantTensor unused;
+      CHECK_FALSE(prepared->run(operands, &unused));
     }
   }
 }
