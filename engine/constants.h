@@ -5,7 +5,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -13,6 +12,7 @@
 
 #include "engine/shape.h"
 #include "engine/support/name_index.h"
+#include "engine/support/stable_vector.h"
 
 namespace graft {
 
@@ -43,9 +43,9 @@ struct ConstantRef {
 
 /// Name -> tensor. Unordered (rewrites add a constant per fold, and lookups by long, similar
 /// names are hot); whoever needs an order sorts — the saver writes tensors sorted by name.
-/// Entries live in a deque (stable addresses, allocated in chunks, erased slots reused) indexed
-/// by a NameIndex: a rewrite of a million-node graph looks up and adds constants ~10^6 times,
-/// and a node-based hash map made those cache misses and mallocs a third of its time.
+/// Entries live in a StableVector (stable addresses, allocated in chunks, erased slots reused)
+/// indexed by a NameIndex: a rewrite of a million-node graph looks up and adds constants ~10^6
+/// times, and a node-based hash map made those cache misses and mallocs a third of its time.
 class ConstantStore {
  public:
   /// One named tensor.
@@ -91,7 +91,7 @@ class ConstantStore {
   ConstantStore() = default;
   ConstantStore(const ConstantStore& other) { *this = other; }
   ConstantStore& operator=(const ConstantStore& other);
-  // A deque's move keeps its elements where they are, so the index stays valid.
+  // A StableVector's move keeps its elements where they are, so the index stays valid.
   ConstantStore(ConstantStore&&) = default;
   ConstantStore& operator=(ConstantStore&&) = default;
 
@@ -121,7 +121,7 @@ class ConstantStore {
   /// True if `ref` refers to a stored entry (not to nothing, nor to an erased or replaced one).
   bool is_current(const ConstantRef& ref) const;
 
-  std::deque<Entry> entries_;
+  StableVector<Entry> entries_;
   std::vector<size_t> free_;  // erased entries' slots, reused first
   NameIndex<Entry> index_;    // the live entries by name
 };

@@ -714,6 +714,7 @@ class Driver {
     // type comes back as storage for the next fold's.
     if (f.node == nullptr) {
       f.node = Graph::make_detached_constant(std::move(*fold_type_));
+      folded_nodes_.push_back(f.node.get());
     } else {
       Graph::reset_detached_constant(*f.node, fold_type_);
     }
@@ -767,8 +768,9 @@ class Driver {
   }
 
   Folded* folded_of(const Node* n) {
+    if (!n->is(NodeKind::kGetAttr)) return nullptr;
     for (size_t i = 0; i < folded_count_; ++i) {
-      if (folded_[i].node.get() == n) return &folded_[i];
+      if (folded_nodes_[i] == n) return &folded_[i];
     }
     return nullptr;
   }
@@ -815,6 +817,7 @@ class Driver {
   std::vector<Input> op_inputs_;     // build_op's scratch
   std::vector<AttrValue> op_attrs_;  // build_op's scratch
   size_t folded_count_ = 0;    // the current match's entries; later ones are kept for reuse
+  std::vector<const Node*> folded_nodes_;  // folded_[i].node, scanned by folded_of
   std::unique_ptr<Node> fold_call_;  // the detached op being folded, reused
   std::vector<const ConstantTensor*> fold_operands_;  // its operands' values, reused
   std::optional<TensorType> fold_type_;   // the folded value's type, on its way to its constant
