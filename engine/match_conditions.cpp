@@ -3,6 +3,7 @@
 // `shape(x) == [N, C, _, _], dim(w, 1) == C` ties the two together.
 #include "engine/match_conditions.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -108,6 +109,16 @@ class Evaluator {
         return false;
       }
       case Condition::Kind::kCompare: {
+        // Counts and sizes (`uses(y) == 1`, `dim(w, 0) == 64`, `rank(x) >= 3`) are compared as
+        // numbers: matching evaluates them for every candidate, and a Datum per side cost
+        // more than the rest of the match. Anything else, and every failure (for its
+        // message), takes the general path.
+        if (!explain_ && c.op != CmpOp::kIn) {
+          std::optional<Number> lhs = number_of(c.lhs), rhs = lhs ? number_of(c.rhs) : std::nullopt;
+          if (lhs && rhs) {
+            if (std::optional<bool> result = compare_numbers(*lhs, c.op, *rhs)) return *result;
+          }
+        }
         std::optional<Datum> lhs = eval(c.lhs, detail);
         std::optional<Datum> rhs = lhs ? eval(c.rhs, detail) : std::nullopt;
         if (!lhs || !rhs) return false;
@@ -119,6 +130,62 @@ class Evaluator {
       }
     }
     return false;
+  }
+
+  /// A side of a comparison that is a number: a literal, a use count, a rank, or a concrete dim.
+  struct Number {
+    double value = 0;
+    double tolerance = 0;
+    bool is_int = true;
+    bool is_dim = false;
+  };
+
+  std::optional<Number> number_of(const Term& t) const {
+    switch (t.kind) {
+      case Term::Kind::kNumber:
+        return Number{t.number, t.tolerance, t.is_int, false};
+      case Term::Kind::kUses: {
+        Input scratch;
+        const Input& v = value_of(t.value, &scratch);
+        return Number{v.is_node() ? static_cast<double>(v.node->num_distinct_users()) : 0.0};
+      }
+      case Term::Kind::kRank:
+      case Term::Kind::kDim: {
+        Input scratch;
+        const Input& v = value_of(t.value, &scratch);
+        if (!v.is_node() || !v.node->type()) return std::nullopt;
+        const TensorType& type = *v.node->type();
+        if (t.kind == Term::Kind::kRank) return Number{static_cast<double>(type.rank())};
+        int64_t i = t.dim < 0 ? t.dim + type.rank() : t.dim;
+        if (i < 0 || i >= type.rank()) return std::nullopt;
+        Dim d = type.shape[static_cast<size_t>(i)];
+        if (!is_concrete(d)) return std::nullopt;
+        return Number{static_cast<double>(d), 0, true, true};
+      }
+      default:
+        return std::nullopt;
+    }
+  }
+
+  /// What compare() answers for these two sides, or nullopt where only it can tell (a dim
+  /// against a fractional number: equal() compares those as kinds, not values).
+  static std::optional<bool> compare_numbers(const Number& a, CmpOp op, const Number& b) {
+    if (op == CmpOp::kEq || op == CmpOp::kNe) {
+      bool eq;
+      if (a.is_dim || b.is_dim) {
+        if (!a.is_int || !b.is_int) return std::nullopt;
+        eq = a.value == b.value;
+      } else {
+        eq = a.value == b.value ||
+             std::fabs(a.value - b.value) <= std::max(a.tolerance, b.tolerance);
+      }
+      return op == CmpOp::kEq ? eq : !eq;
+    }
+    if (op == CmpOp::kLt) return a.value < b.value;
+    if (op == CmpOp::kLe) return a.value <= b.value;
+    if (op == CmpOp::kGt) return a.value > b.value;
+    if (op == CmpOp::kGe) return a.value >= b.value;
+    return std::nullopt;
   }
 
   std::optional<Datum> eval(const Term& t, std::string* detail) {

@@ -686,3 +686,45 @@ TEST_CASE("prepared folds give the bytes of unprepared ones as shapes and litera
   }
   CHECK(compared == 2 * std::size(blocks));  // each conv's folded weight and bias
 }
+
+TEST_CASE("numeric where-comparisons decide as the general evaluator does", "[rewrite][driver]") {
+  // Matching compares counts and sizes as plain numbers; explain_match evaluates the same
+  // conditions through the general evaluator (to say why one fails). Both must agree.
+  const std::string graph =
+      join({input("x", "[1, 4, 6, 6]"), input("w", "[8, 4, 3, 3]"),
+            call("y", "conv2d", ::ref("x") + ", " + ::ref("w")), call("r", "relu", ::ref("y")),
+            call("t", "tanh", ::ref("r")), output({"r", "t"})});
+  struct Case {
+    const char* condition;
+    bool holds;
+  };
+  const Case cases[] = {
+      {"uses(r) == 2", true},           {"uses(r) == 1", false},
+      {"uses(r) != 1", true},           {"uses(r) >= 2", true},
+      {"uses(r) < 2", false},           {"dim(w, 0) == 8", true},
+      {"uses(r) in 1..3", true},        {"rank(w) > 3", true},
+      {"rank(w) > 4", false},           {"dim(w, -1) == 3", true},
+      {"dim(w, 0) > dim(w, 1)", true},  {"dim(w, 1) <= 3", false},
+      {"rank(w) == 4", true},           {"rank(x) != 4", false},
+      {"dim(w, 7) == 1", false},        {"dim(w, 7) != 1", false},
+      {"dim(x, 2) == dim(x, 3)", true}, {"uses(r) <= 2", true},
+      {"dim(w, 0) in 4..8", true},      {"dim(w, 0) in {1, 2}", false},
+      {"dim(y, 1) == dim(w, 0)", true},
+  };
+  for (const Case& c : cases) {
+    INFO(c.condition);
+    RuleSet rules =
+        rules_from_text(std::string("rule r {\n  pattern(x, w) {\n    y = conv2d(x, w)\n") +
+                        "    r = relu(y)\n    return r\n  }\n  where " + c.condition +
+                        "\n  replacement { return relu6(conv2d(x, w)) }\n}\n");
+    CompiledRules compiled(rules);
+    Model m = model_from_nodes(graph);
+    DiagnosticEngine diags;
+    std::optional<Explanation> why = explain_match(*m.graph, compiled, "r", "r", diags);
+    REQUIRE(why);
+    CHECK(why->matched == c.holds);
+    Rewritten r = rewrite(*m.graph, rules);
+    REQUIRE(r.result.ok);
+    CHECK(r.result.applied.size() == (c.holds ? 1u : 0u));
+  }
+}
