@@ -133,7 +133,8 @@ Node* Graph::add_unnamed_call(const OpSchema& schema, const std::vector<Input>& 
                               std::vector<AttrValue> attrs) {
   GRAFT_CHECK(attrs.size() == schema.attrs.size())
       << schema.name << ": " << attrs.size() << " attrs given, schema has " << schema.attrs.size();
-  Node* node = create_unnamed(NodeKind::kCallFunction, schema.name);
+  Node* node =
+      create_unnamed(NodeKind::kCallFunction, std::string());  // target(): the schema's name
   node->schema_ = &schema;
   node->inputs_.assign(inputs);
   node->attrs_ = std::move(attrs);
@@ -186,7 +187,6 @@ void Graph::reset_detached_call(Node& node, const OpSchema& schema,
   GRAFT_CHECK(node.prev_ == nullptr && node.next_ == nullptr) << "reset of a graph node";
   node.kind_ = NodeKind::kCallFunction;
   node.schema_ = &schema;
-  node.target_ = schema.name;
   node.inputs_.assign(inputs);
   node.attrs_.swap(attrs);
 }

@@ -70,7 +70,7 @@ class Node {
   const std::string& name() const { return name_; }
   /// placeholder: the input name; get_attr: the constant's name; call_function: the op name;
   /// output: "output".
-  const std::string& target() const { return target_; }
+  const std::string& target() const { return schema_ != nullptr ? schema_->name : target_; }
   /// The op schema; non-null exactly for call_function nodes.
   const OpSchema* schema() const { return schema_; }
   bool is_op(std::string_view op_name) const;
@@ -114,7 +114,7 @@ class Node {
   Node* next_ = nullptr;
   std::vector<AttrValue> attrs_;
   std::string name_;
-  std::string target_;
+  std::string target_;  // placeholder, get_attr, output; a call's is its schema's name
   NodeMeta meta_;
   ConstantRef constant_;  // get_attr: where its tensor was when the node was made or renamed
 };
