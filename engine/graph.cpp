@@ -314,8 +314,9 @@ void Graph::erase(Node* node) {
   if (insert_before_ == node) insert_before_ = node->next_;
   unlink(node);
   if (output_ == node) output_ = nullptr;
-  // The name stays in by_name_, mapped to the dead node, until it is reused or compact():
-  // erasing from a large hash map is a few cache misses, and rewrites erase a lot.
+  // The name stays in by_name_, mapped to the dead node, until it is reused, the index is
+  // full (make_name_room) or compact(): erasing from a large hash map is a few cache misses,
+  // and rewrites erase a lot.
   node->dead_ = true;
   --live_count_;
 }
@@ -434,15 +435,23 @@ void Graph::name_fresh(Node* node, std::string_view hint, FreshNameMemo& memo) {
   }
   GRAFT_CHECK(node->name_.empty()) << "naming " << node->name_ << " again";
   auto taken = [](const Node* n) { return !n->dead_; };
+  make_name_room();
   do {
     set_suffixed(node->name_, memo.stem, ++*memo.counter);
   } while (!by_name_.insert_unless_taken(node, taken));
+}
+
+void Graph::make_name_room() {
+  // A full index drops the names of erased nodes before it grows: a rewrite of a large graph
+  // erases most of what it replaces, and the index would otherwise double over their names.
+  by_name_.make_room([](const Node* n) { return n->dead_; });
 }
 
 void Graph::give_name(Node* node, std::string_view base, bool fresh) {
   GRAFT_CHECK(node->name_.empty()) << "naming " << node->name_ << " again";
   if (base.empty()) base = "node";
   auto taken = [](const Node* n) { return !n->dead_; };  // a dead node's name is free
+  make_name_room();
   std::string_view stem = name_stem(base);
   // The name itself when free; a fresh name skips that probe once its stem has a counter.
   auto it = name_counters_.end();

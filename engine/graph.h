@@ -272,6 +272,8 @@ class Graph {
   /// Names and indexes an unnamed node: `base` when free ("node" when empty), else its stem's
   /// next free suffix. `fresh` (name_fresh) skips trying `base` once its stem has a counter.
   void give_name(Node* node, std::string_view base, bool fresh);
+  /// Room in the name index for one more name, dropping erased nodes' names when it is full.
+  void make_name_room();
   Node* create_unnamed(NodeKind kind, std::string target);
   /// Makes get_attr `node` read constant `target` (by name, and by reference when the store
   /// has it), moving its count from the constant it read before.
@@ -285,7 +287,8 @@ class Graph {
 
   ChunkPool<Node> pool_;        // owns the nodes, live and dead
   std::vector<Node*> storage_;  // by id
-  NameIndex<Node> by_name_;  // dead nodes stay until their name is reused or compact()
+  NameIndex<Node>
+      by_name_;  // dead nodes stay until their name is reused, make_name_room() or compact()
   StringMap<uint32_t> name_counters_;  // the last suffix given per name stem (give_name)
   Node* first_ = nullptr;
   Node* last_ = nullptr;

@@ -50,6 +50,13 @@ class NameIndex {
     return true;
   }
 
+  /// Makes room for one more entry, dropping the entries whose item is `stale` if the table
+  /// is full (ProbeSlots::make_room(keep)).
+  template <typename Stale>
+  void make_room(Stale stale) {
+    slots_.make_room([&](const Slot& s) { return !stale(s.item); });
+  }
+
   /// Removes the entry named `name`, if any.
   void erase(std::string_view name) {
     if (!slots_.has_slots()) return;

@@ -38,6 +38,19 @@ class ProbeSlots {
       rebuild(slots_.empty() ? 64 : 2 * slots_.size(), [](const Slot&) { return true; });
     }
   }
+  /// As make_room(), but a full array first drops the entries `keep` rejects, and grows only
+  /// as far as the rest need (to at most a quarter full): a table whose entries go stale
+  /// (a graph's name index keeps erased nodes until their names are reused) stays the size of
+  /// its live entries instead of doubling over the dead ones.
+  template <typename Keep>
+  void make_room(Keep keep) {
+    if (2 * (size_ + 1) <= slots_.size()) return;
+    size_t kept = 0;
+    for (const Slot& s : slots_) kept += s.occupied() && keep(s);
+    size_t capacity = 64;
+    while (capacity < 4 * (kept + 1)) capacity *= 2;
+    rebuild(capacity, keep);
+  }
   /// Stores `s` in empty slot `i` (from probe(), after make_room()).
   void fill(size_t i, const Slot& s) {
     slots_[i] = s;

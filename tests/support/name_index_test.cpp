@@ -98,3 +98,31 @@ TEST_CASE("a name index agrees with std::map under random inserts and erases", "
     REQUIRE(index.find(name) == (it == reference.end() ? nullptr : it->second));
   }
 }
+
+TEST_CASE("a full name index drops stale items before it grows", "[support]") {
+  // As a graph's index does with erased nodes: most items go stale, new ones keep coming.
+  struct Item {
+    std::string label;
+    bool stale = false;
+    const std::string& name() const { return label; }
+  };
+  auto stale = [](const Item* i) { return i->stale; };
+  NameIndex<Item> index;
+  std::vector<std::unique_ptr<Item>> items;
+  size_t peak = 0;
+  for (int i = 0; i < 20000; ++i) {
+    items.push_back(std::make_unique<Item>(Item{"n" + std::to_string(i)}));
+    if (i >= 10) items[static_cast<size_t>(i) - 10]->stale = true;  // ten live at a time
+    index.make_room(stale);
+    REQUIRE(index.insert_unless_taken(items.back().get(), [](const Item*) { return true; }));
+    peak = std::max(peak, index.size());
+  }
+  // Without dropping, all 20000 would be indexed; with it, the index holds about the live
+  // items plus those gone stale since the last rebuild.
+  CHECK(peak < 200);
+  for (size_t i = 0; i < items.size(); ++i) {
+    const Item* found = index.find(items[i]->label);
+    if (!items[i]->stale) CHECK(found == items[i].get());  // live items are never dropped
+    if (found != nullptr) CHECK(found == items[i].get());
+  }
+}
