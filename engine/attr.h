@@ -25,6 +25,10 @@ std::string attr_to_string(const AttrValue& value);
 bool is_none(const AttrValue& value);
 /// Exact equality, except that an int and a float compare by value (1 == 1.0).
 bool attr_equal(const AttrValue& a, const AttrValue& b);
+/// The same kind and the same bits: unlike ==, -0.0 and 0.0 differ and a NaN is identical to
+/// itself. For memos whose results depend on the values (a prepared fold computes x * -0.0
+/// and x * 0.0 differently).
+bool attrs_identical(const std::vector<AttrValue>& a, const std::vector<AttrValue>& b);
 
 /// A scalar operand literal. Integers are kept apart from floats because torch keeps
 /// `x + 1` and `x + 1.0` apart (type promotion), and printing should round-trip.
@@ -34,5 +38,7 @@ struct Scalar {
   bool operator==(const Scalar&) const = default;
 };
 std::string scalar_to_string(const Scalar& s);
+/// The same value bits and kind (see attrs_identical).
+bool scalars_identical(const Scalar& a, const Scalar& b);
 
 }  // namespace graft

@@ -33,9 +33,11 @@ bool TypeMemo::same_as_last(const OpSchema& schema, std::span<const Input> input
     const Operand& last = operands_[i];
     if (in.kind != last.kind) return false;
     if (in.is_node() && in.node->type() != last.type) return false;
-    if (in.is_scalar() && !(in.scalar == last.scalar)) return false;
+    if (in.is_scalar() && !scalars_identical(in.scalar, last.scalar)) return false;
   }
-  return attrs == attrs_;
+  // Bit for bit: a prepared fold (ConstantFolder::prepare) reuses the literals and attributes
+  // it was made with, and x * -0.0 is not x * 0.0.
+  return attrs_identical(attrs, attrs_);
 }
 
 void TypeMemo::remember(const Node& node, const TensorType& result) {

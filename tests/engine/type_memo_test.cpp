@@ -1,6 +1,7 @@
 #include "engine/type_memo.h"
 
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "engine/op_registry.h"
 #include "engine/shape_infer.h"
@@ -95,4 +96,31 @@ TEST_CASE("a type memo forgets a failed inference", "[engine][type_memo]") {
   CHECK_FALSE(memo.infer(*make(b), &type, &error));
   CHECK_THAT(error, Catch::Contains("cannot be broadcast"));
   CHECK(infer(memo, *make(c)) == f32({8, 4}));
+}
+
+TEST_CASE("a type memo hit needs literals and attributes identical bit for bit",
+          "[engine][type_memo]") {
+  // Prepared folds are reused on a hit, and x * -0.0 is not x * 0.0.
+  Graph g;
+  Node* x = g.add_placeholder("x", f32({4}));
+  const OpSchema& mul = op("mul");
+  const OpSchema& leaky = op("leaky_relu");
+  TypeMemo memo;
+  auto times = [&](double v) {
+    return Graph::make_detached_call(mul, {Input::of(x), Input::of(Scalar{v, false})},
+                                     Graph::default_attrs(mul));
+  };
+  auto leaky_with = [&](AttrValue slope) {
+    std::vector<AttrValue> attrs = Graph::default_attrs(leaky);
+    attrs[static_cast<size_t>(leaky.attr_index("negative_slope"))] = std::move(slope);
+    return Graph::make_detached_call(leaky, {Input::of(x)}, std::move(attrs));
+  };
+  infer(memo, *times(0.0));
+  CHECK_FALSE(memo.same_as_last(mul, times(-0.0)->inputs(), Graph::default_attrs(mul)));
+  CHECK(memo.same_as_last(mul, times(0.0)->inputs(), Graph::default_attrs(mul)));
+  infer(memo, *times(NAN));  // the same NaN bits: a hit, unlike NaN == NaN
+  CHECK(memo.same_as_last(mul, times(NAN)->inputs(), Graph::default_attrs(mul)));
+  infer(memo, *leaky_with(0.0));
+  CHECK_FALSE(memo.same_as_last(leaky, leaky_with(-0.0)->inputs(), leaky_with(-0.0)->attrs()));
+  CHECK(memo.same_as_last(leaky, leaky_with(0.0)->inputs(), leaky_with(0.0)->attrs()));
 }
