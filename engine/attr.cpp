@@ -3,8 +3,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <bit>
 #include <cmath>
 
 namespace graft {
@@ -96,32 +94,6 @@ bool attr_equal(const AttrValue& a, const AttrValue& b) {
 
 std::string scalar_to_string(const Scalar& s) {
   return s.is_int ? std::to_string(static_cast<int64_t>(s.value)) : float_text(s.value);
-}
-
-namespace {
-
-bool same_bits(double a, double b) {
-  return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b);
-}
-
-bool identical(const AttrValue& a, const AttrValue& b) {
-  if (a.index() != b.index()) return false;
-  if (const auto* x = std::get_if<double>(&a)) return same_bits(*x, std::get<double>(b));
-  if (const auto* x = std::get_if<std::vector<double>>(&a)) {
-    const auto& y = std::get<std::vector<double>>(b);
-    return x->size() == y.size() && std::equal(x->begin(), x->end(), y.begin(), same_bits);
-  }
-  return a == b;
-}
-
-}  // namespace
-
-bool attrs_identical(const std::vector<AttrValue>& a, const std::vector<AttrValue>& b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), identical);
-}
-
-bool scalars_identical(const Scalar& a, const Scalar& b) {
-  return a.is_int == b.is_int && same_bits(a.value, b.value);
 }
 
 }  // namespace graft

@@ -2,6 +2,8 @@
 // scalar operands (torch.fx's `x * 0.5`). Equality and printing live here too.
 #pragma once
 
+#include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <string>
 #include <variant>
@@ -28,7 +30,7 @@ bool attr_equal(const AttrValue& a, const AttrValue& b);
 /// The same kind and the same bits: unlike ==, -0.0 and 0.0 differ and a NaN is identical to
 /// itself. For memos whose results depend on the values (a prepared fold computes x * -0.0
 /// and x * 0.0 differently).
-bool attrs_identical(const std::vector<AttrValue>& a, const std::vector<AttrValue>& b);
+inline bool attrs_identical(const std::vector<AttrValue>& a, const std::vector<AttrValue>& b);
 
 /// A scalar operand literal. Integers are kept apart from floats because torch keeps
 /// `x + 1` and `x + 1.0` apart (type promotion), and printing should round-trip.
@@ -39,6 +41,30 @@ struct Scalar {
 };
 std::string scalar_to_string(const Scalar& s);
 /// The same value bits and kind (see attrs_identical).
-bool scalars_identical(const Scalar& a, const Scalar& b);
+inline bool scalars_identical(const Scalar& a, const Scalar& b);
+
+// Inline: the rewrite driver's type memo compares an attribute list per replacement op.
+namespace attr_detail {
+inline bool same_bits(double a, double b) {
+  return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b);
+}
+inline bool identical(const AttrValue& a, const AttrValue& b) {
+  if (a.index() != b.index()) return false;
+  if (const auto* x = std::get_if<double>(&a)) return same_bits(*x, *std::get_if<double>(&b));
+  if (const auto* x = std::get_if<std::vector<double>>(&a)) {
+    const auto& y = *std::get_if<std::vector<double>>(&b);
+    return x->size() == y.size() && std::equal(x->begin(), x->end(), y.begin(), same_bits);
+  }
+  return a == b;
+}
+}  // namespace attr_detail
+
+inline bool attrs_identical(const std::vector<AttrValue>& a, const std::vector<AttrValue>& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), attr_detail::identical);
+}
+
+inline bool scalars_identical(const Scalar& a, const Scalar& b) {
+  return a.is_int == b.is_int && attr_detail::same_bits(a.value, b.value);
+}
 
 }  // namespace graft
