@@ -60,12 +60,11 @@ ConstantFolder reference_constant_folder(FoldPath path) {
     }
     // reshape(scale, [-1, 1, 1, 1]) in every batch-norm fold: the result shares the operand's
     // bytes (constants are immutable), no buffer and no copy.
-    if (is_relabelling(node.target()) && !operands.empty() && operands[0] != nullptr &&
-        operands[0]->dtype == node.type()->dtype &&
-        element_count(node.type()->shape) == operands[0]->numel()) {
-      ConstantTensor view = *operands[0];
-      view.shape = node.type()->shape;
-      return view;
+    if (is_relabelling(node.target())) {
+      if (std::optional<int64_t> numel = element_count(node.type()->shape)) {
+        ConstantTensor view;
+        if (PreparedRelabel(*node.type(), *numel).run(operands, &view)) return view;
+      }
     }
     // The add / rsqrt / mul / sub of every batch-norm fold, on [8]-element tensors, computed
     // where the operands lie: for tensors this small the generic path below spends most of its
