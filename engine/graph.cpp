@@ -434,10 +434,14 @@ void Graph::name_fresh(Node* node, std::string_view hint, FreshNameMemo& memo) {
     return;
   }
   GRAFT_CHECK(node->name_.empty()) << "naming " << node->name_ << " again";
-  auto taken = [](const Node* n) { return !n->dead_; };
   make_name_room();
+  give_suffixed_name(node, memo.stem, *memo.counter);
+}
+
+void Graph::give_suffixed_name(Node* node, std::string_view stem, uint32_t& counter) {
+  auto taken = [](const Node* n) { return !n->dead_; };  // a dead node's name is free
   do {
-    set_suffixed(node->name_, memo.stem, ++*memo.counter);
+    set_suffixed(node->name_, stem, ++counter);
   } while (!by_name_.insert_unless_taken(node, taken));
 }
 
@@ -466,10 +470,7 @@ void Graph::give_name(Node* node, std::string_view base, bool fresh) {
     it = name_counters_.find(stem);
   }
   if (it == name_counters_.end()) it = name_counters_.emplace(std::string(stem), 0).first;
-  uint32_t& counter = it->second;
-  do {
-    set_suffixed(node->name_, stem, ++counter);
-  } while (!by_name_.insert_unless_taken(node, taken));
+  give_suffixed_name(node, stem, it->second);
 }
 
 std::unique_ptr<Graph> Graph::clone(std::vector<Node*>* mapping) const {

@@ -274,6 +274,8 @@ class Graph {
   void give_name(Node* node, std::string_view base, bool fresh);
   /// Room in the name index for one more name, dropping erased nodes' names when it is full.
   void make_name_room();
+  /// Names and indexes `node` "stem_N" with the next N after `counter` that is free.
+  void give_suffixed_name(Node* node, std::string_view stem, uint32_t& counter);
   Node* create_unnamed(NodeKind kind, std::string target);
   /// Makes get_attr `node` read constant `target` (by name, and by reference when the store
   /// has it), moving its count from the constant it read before.
