@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "engine/support/prefault.h"
+
 namespace graft::runtime {
 namespace {
 
@@ -61,6 +63,8 @@ void* allocate_raw(size_t bytes, size_t alignment, bool zero_fill, std::string* 
 std::shared_ptr<void> BufferArena::new_chunk(std::string* why) {
   void* p = detail::allocate_raw(kChunkBytes, kChunkBytes, false, why);
   if (p == nullptr) return nullptr;
+  // The chunk is about to be carved into folded tensors that are written at once.
+  populate_for_writing(p, kChunkBytes);
   return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
 }
 

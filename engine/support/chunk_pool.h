@@ -10,7 +10,10 @@
 #include <algorithm>
 #include <cstddef>
 #include <memory>
+#include <new>
 #include <vector>
+
+#include "engine/support/prefault.h"
 
 namespace graft {
 
@@ -27,7 +30,7 @@ class ChunkPool {
     if (chunks_.empty() || used_ == capacity_) {
       // Small graphs (tests, rule patterns) stay small; big ones get big chunks.
       capacity_ = std::min(kMaxChunk, kFirstChunk << std::min<size_t>(chunks_.size(), 16));
-      chunks_.push_back(std::make_unique<T[]>(capacity_));
+      chunks_.push_back(new_chunk(capacity_));
       used_ = 0;
     }
     return &chunks_.back()[used_++];
@@ -41,10 +44,37 @@ class ChunkPool {
   }
 
  private:
+  /// Destroys a chunk's `n` objects and frees its storage.
+  struct ChunkDeleter {
+    size_t n = 0;
+    void operator()(T* items) const {
+      std::destroy_n(items, n);
+      ::operator delete(items);
+    }
+  };
+  using Chunk = std::unique_ptr<T[], ChunkDeleter>;
+
+  /// `n` value-initialised Ts. The storage is faulted in before the constructors write it
+  /// end to end (populate_for_writing): a big graph's node chunks are fresh pages.
+  static Chunk new_chunk(size_t n) {
+    static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
+    T* items = static_cast<T*>(::operator new(n * sizeof(T)));
+    if (n * sizeof(T) >= kPopulateBytes) populate_for_writing(items, n * sizeof(T));
+    size_t made = 0;
+    try {
+      for (; made < n; ++made) ::new (static_cast<void*>(items + made)) T();
+    } catch (...) {
+      ChunkDeleter{made}(items);
+      throw;
+    }
+    return Chunk(items, ChunkDeleter{n});
+  }
+
+  static constexpr size_t kPopulateBytes = size_t{256} << 10;
   static constexpr size_t kFirstChunk = 16;
   static constexpr size_t kMaxChunk = 4096;
 
-  std::vector<std::unique_ptr<T[]>> chunks_;
+  std::vector<Chunk> chunks_;
   size_t capacity_ = 0;  // of the last chunk
   size_t used_ = 0;      // of the last chunk
   std::vector<T*> free_;

@@ -1,7 +1,9 @@
 #include "engine/support/chunk_pool.h"
 
+#include <array>
 #include <catch2/catch.hpp>
 #include <set>
+#include <stdexcept>
 #include <string>
 
 using namespace graft;
@@ -53,4 +55,64 @@ TEST_CASE("a chunk pool resets released objects and reuses them first", "[suppor
   Item* d = pool.acquire();
   CHECK(d != a);
   CHECK(d != b);
+}
+
+namespace {
+
+/// Big enough that the largest chunks (4096 of them) are populated before construction.
+struct CountedItem {
+  static inline int alive = 0;
+  static inline int throw_at = -1;  // the constructor call that throws; -1: none
+  static inline int constructed = 0;
+  CountedItem() {
+    if (constructed++ == throw_at) throw std::runtime_error("no");
+    ++alive;
+  }
+  CountedItem(const CountedItem& o) : payload(o.payload), text(o.text) { ++alive; }
+  CountedItem& operator=(const CountedItem&) = default;
+  ~CountedItem() { --alive; }
+  std::array<double, 16> payload{};
+  std::string text;
+};
+
+}  // namespace
+
+TEST_CASE("a chunk pool's populated chunks construct and destroy every object once",
+          "[support][chunk_pool]") {
+  CountedItem::alive = 0;
+  CountedItem::constructed = 0;
+  CountedItem::throw_at = -1;
+  {
+    ChunkPool<CountedItem> pool;
+    for (int i = 0; i < 20000; ++i) {
+      CountedItem* p = pool.acquire();
+      CHECK(p->payload[15] == 0.0);  // value-initialised, also in the populated chunks
+      p->payload[15] = 1.0;
+      p->text = std::string(40, 'y');  // owned memory: a missed destructor leaks (ASan)
+    }
+    CHECK(CountedItem::alive == CountedItem::constructed);
+    CHECK(CountedItem::alive >= 20000);
+  }
+  CHECK(CountedItem::alive == 0);
+}
+
+TEST_CASE("a chunk pool whose constructor throws destroys what it made", "[support][chunk_pool]") {
+  CountedItem::alive = 0;
+  CountedItem::constructed = 0;
+  // Chunks of 16, 32, …, 2048 objects hold 4080, then come chunks of 4096 (populated ones):
+  // throw in the middle of the second of those, after 4080 + 4096 = 8176 objects.
+  CountedItem::throw_at = 8176 + 1000;
+  {
+    ChunkPool<CountedItem> pool;
+    bool threw = false;
+    try {
+      for (int i = 0; i < 20000; ++i) pool.acquire();
+    } catch (const std::runtime_error&) {
+      threw = true;
+    }
+    CHECK(threw);
+    CHECK(CountedItem::alive == 8176);  // the failed chunk's 1000 objects were destroyed
+  }
+  CHECK(CountedItem::alive == 0);
+  CountedItem::throw_at = -1;
 }
