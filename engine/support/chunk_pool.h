@@ -29,8 +29,14 @@ class ChunkPool {
     }
     if (chunks_.empty() || used_ == capacity_) {
       // Small graphs (tests, rule patterns) stay small; big ones get big chunks.
-      capacity_ = std::min(kMaxChunk, kFirstChunk << std::min<size_t>(chunks_.size(), 16));
-      chunks_.push_back(new_chunk(capacity_));
+      const size_t capacity =
+          std::min(kMaxChunk, kFirstChunk << std::min<size_t>(chunks_.size(), 16));
+      chunks_.reserve(chunks_.size() + 1);
+      Chunk chunk = new_chunk(capacity);
+      // Only now that nothing can throw: a failed allocation or constructor leaves the pool
+      // as it was (the last chunk and its count), rather than sized for a chunk it lacks.
+      chunks_.push_back(std::move(chunk));
+      capacity_ = capacity;
       used_ = 0;
     }
     return &chunks_.back()[used_++];

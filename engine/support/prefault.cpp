@@ -16,9 +16,8 @@ void populate_for_writing(void* p, size_t bytes) {
 #endif
   static const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGE_SIZE));
   if (page == 0 || (page & (page - 1)) != 0) return;
-  // madvise wants page-aligned ranges: the whole pages inside the block (a page the block
-  // only partly covers may hold someone else's data, which must not be written; populating
-  // does not write, but the partial pages fault as usual anyway).
+  // madvise wants a page-aligned start: populate the whole pages inside the block, and let
+  // the partly covered pages at its ends fault as usual.
   const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + page - 1) & ~(page - 1);
   const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(page - 1);
   if (end > begin)

@@ -100,8 +100,8 @@ TEST_CASE("a chunk pool whose constructor throws destroys what it made", "[suppo
   CountedItem::alive = 0;
   CountedItem::constructed = 0;
   // Chunks of 16, 32, …, 2048 objects hold 4080, then come chunks of 4096 (populated ones):
-  // throw in the middle of the second of those, after 4080 + 4096 = 8176 objects.
-  CountedItem::throw_at = 8176 + 1000;
+  // throw in the middle of the first of those, the step up in size.
+  CountedItem::throw_at = 4080 + 1000;
   {
     ChunkPool<CountedItem> pool;
     bool threw = false;
@@ -111,8 +111,20 @@ TEST_CASE("a chunk pool whose constructor throws destroys what it made", "[suppo
       threw = true;
     }
     CHECK(threw);
-    CHECK(CountedItem::alive == 8176);  // the failed chunk's 1000 objects were destroyed
+    CHECK(CountedItem::alive == 4080);  // the failed chunk's 1000 objects were destroyed
+    // The pool is as it was before the failed chunk (not sized for a 4096 chunk while its last
+    // one holds 2048): it goes on handing out constructed objects inside real chunks (ASan
+    // sees a write past one; the count, an object never constructed), none of them twice.
+    CountedItem::throw_at = -1;
+    std::set<CountedItem*> distinct;
+    for (int i = 0; i < 5000; ++i) {
+      CountedItem* p = pool.acquire();
+      CHECK(p->text.empty());
+      p->text = std::string(40, 'z');
+      distinct.insert(p);
+    }
+    CHECK(distinct.size() == 5000);
+    CHECK(CountedItem::alive == 4080 + 2 * 4096);  // 5000 objects: two new chunks of 4096
   }
   CHECK(CountedItem::alive == 0);
-  CountedItem::throw_at = -1;
 }
