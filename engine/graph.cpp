@@ -71,7 +71,7 @@ const AttrValue& Node::attr(std::string_view name) const {
   GRAFT_CHECK(schema_ != nullptr) << "attr() on non-call node " << name_;
   int index = schema_->attr_index(std::string(name));
   GRAFT_CHECK(index >= 0) << "op " << schema_->name << " has no attribute " << name;
-  return attrs_[static_cast<size_t>(index)];
+  return (*attrs_)[static_cast<size_t>(index)];
 }
 
 size_t Node::num_distinct_users() const {
@@ -124,20 +124,25 @@ Node* Graph::add_unnamed_get_attr(TensorType type) {
 
 Node* Graph::add_call(const OpSchema& schema, const std::vector<Input>& inputs,
                       std::vector<AttrValue> attrs, std::string_view name_hint) {
-  Node* node = add_unnamed_call(schema, inputs, std::move(attrs));
+  Node* node = add_interned_call(schema, inputs, attr_lists_.intern(std::move(attrs)));
   give_name(node, name_hint.empty() ? std::string_view(schema.name) : name_hint, false);
   return node;
 }
 
 Node* Graph::add_unnamed_call(const OpSchema& schema, const std::vector<Input>& inputs,
-                              std::vector<AttrValue> attrs) {
-  GRAFT_CHECK(attrs.size() == schema.attrs.size())
-      << schema.name << ": " << attrs.size() << " attrs given, schema has " << schema.attrs.size();
+                              const AttrList& attrs) {
+  return add_interned_call(schema, inputs, attr_lists_.intern(attrs));
+}
+
+Node* Graph::add_interned_call(const OpSchema& schema, const std::vector<Input>& inputs,
+                               const AttrList* attrs) {
+  GRAFT_CHECK(attrs->size() == schema.attrs.size())
+      << schema.name << ": " << attrs->size() << " attrs given, schema has " << schema.attrs.size();
   Node* node =
       create_unnamed(NodeKind::kCallFunction, std::string());  // target(): the schema's name
   node->schema_ = &schema;
   node->inputs_.assign(inputs);
-  node->attrs_ = std::move(attrs);
+  node->attrs_ = attrs;
   for (const Input& in : node->inputs_) {
     if (in.is_node()) add_use(in.node, node);
   }
@@ -173,22 +178,30 @@ std::vector<AttrValue> Graph::default_attrs(const OpSchema& schema) {
   return attrs;
 }
 
-std::unique_ptr<Node> Graph::make_detached_call(const OpSchema& schema,
-                                                const std::vector<Input>& inputs,
-                                                std::vector<AttrValue> attrs) {
-  auto node = std::make_unique<Node>();
-  reset_detached_call(*node, schema, inputs, attrs);
-  return node;
+DetachedCall Graph::make_detached_call(const OpSchema& schema, const std::vector<Input>& inputs,
+                                       AttrList attrs) {
+  DetachedCall call;
+  reset_detached_call(call, schema, inputs, attrs);
+  return call;
 }
 
-void Graph::reset_detached_call(Node& node, const OpSchema& schema,
-                                const std::vector<Input>& inputs, std::vector<AttrValue>& attrs) {
-  GRAFT_CHECK(attrs.size() == schema.attrs.size()) << schema.name << ": attrs not bound";
+void Graph::reset_detached_call(DetachedCall& call, const OpSchema& schema,
+                                const std::vector<Input>& inputs, AttrList& attrs) {
+  if (call.attrs_ == nullptr) call.attrs_ = std::make_unique<AttrList>();
+  call.attrs_->swap(attrs);
+  reset_detached_call(call, schema, inputs, call.attrs_.get());
+}
+
+void Graph::reset_detached_call(DetachedCall& call, const OpSchema& schema,
+                                const std::vector<Input>& inputs, const AttrList* attrs) {
+  GRAFT_CHECK(attrs->size() == schema.attrs.size()) << schema.name << ": attrs not bound";
+  if (call.node_ == nullptr) call.node_ = std::make_unique<Node>();
+  Node& node = *call.node_;
   GRAFT_CHECK(node.prev_ == nullptr && node.next_ == nullptr) << "reset of a graph node";
   node.kind_ = NodeKind::kCallFunction;
   node.schema_ = &schema;
   node.inputs_.assign(inputs);
-  node.attrs_.swap(attrs);
+  node.attrs_ = attrs;
 }
 
 std::unique_ptr<Node> Graph::make_detached_constant(TensorType type) {
@@ -203,7 +216,7 @@ void Graph::reset_detached_constant(Node& node, std::optional<TensorType>& type)
   node.kind_ = NodeKind::kGetAttr;
   node.schema_ = nullptr;
   node.inputs_.assign({});
-  node.attrs_.clear();
+  node.attrs_ = &kNoAttrs;
   node.meta_.type.swap(type);
 }
 
@@ -276,7 +289,9 @@ void Graph::set_attr(Node* node, std::string_view name, AttrValue value) {
   GRAFT_CHECK(node->schema_ != nullptr) << "set_attr on " << node->name_;
   int index = node->schema_->attr_index(std::string(name));
   GRAFT_CHECK(index >= 0) << node->schema_->name << " has no attribute " << name;
-  node->attrs_[static_cast<size_t>(index)] = std::move(value);
+  AttrList attrs = *node->attrs_;
+  attrs[static_cast<size_t>(index)] = std::move(value);
+  node->attrs_ = attr_lists_.intern(std::move(attrs));
 }
 
 size_t Graph::replace_all_uses_with(Node* old_node, Node* replacement) {
@@ -310,7 +325,7 @@ void Graph::erase(Node* node) {
   // nodes otherwise land on fresh pages (a page fault and a zeroed page each).
   node->inputs_.release();
   node->users_.release();
-  std::vector<AttrValue>().swap(node->attrs_);
+  node->attrs_ = &kNoAttrs;
   if (insert_before_ == node) insert_before_ = node->next_;
   unlink(node);
   if (output_ == node) output_ = nullptr;
@@ -491,7 +506,7 @@ std::unique_ptr<Graph> Graph::clone(std::vector<Node*>* mapping) const {
         c = copy->add_get_attr(n->name_, n->target_);
         break;
       case NodeKind::kCallFunction:
-        c = copy->add_call(*n->schema_, std::move(inputs), n->attrs_, n->name_);
+        c = copy->add_call(*n->schema_, std::move(inputs), *n->attrs_, n->name_);
         break;
       case NodeKind::kOutput:
         c = copy->set_output(std::move(inputs));

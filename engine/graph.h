@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "engine/attr.h"
+#include "engine/attr_table.h"
 #include "engine/constants.h"
 #include "engine/op_schema.h"
 #include "engine/shape.h"
@@ -79,7 +80,9 @@ class Node {
   const Input& input(size_t i) const { return inputs_[i]; }
   /// The producer of input `i`, or nullptr when it is a scalar or None.
   Node* input_node(size_t i) const { return i < inputs_.size() ? inputs_[i].node : nullptr; }
-  const std::vector<AttrValue>& attrs() const { return attrs_; }
+  /// One value per schema attribute. Shared with the graph's other nodes that have identical
+  /// attributes (AttrTable): `&a->attrs() == &b->attrs()` iff they are identical.
+  const AttrList& attrs() const { return *attrs_; }
   /// The attribute named `name`; the name must be in the schema (a programmer error if not).
   const AttrValue& attr(std::string_view name) const;
 
@@ -112,11 +115,28 @@ class Node {
   InlineVector<Input, 3> inputs_;
   Node* prev_ = nullptr;
   Node* next_ = nullptr;
-  std::vector<AttrValue> attrs_;
+  const AttrList* attrs_ = &kNoAttrs;  // in the graph's AttrTable (or a DetachedCall's own)
   std::string name_;
   std::string target_;  // placeholder, get_attr, output; a call's is its schema's name
   NodeMeta meta_;
   ConstantRef constant_;  // get_attr: where its tensor was when the node was made or renamed
+};
+
+/// A detached call_function node (Graph::make_detached_call) with the attribute list it reads:
+/// a graph's nodes read theirs from the graph's AttrTable, a node outside every graph from here.
+class DetachedCall {
+ public:
+  DetachedCall() = default;
+  Node* get() const { return node_.get(); }
+  Node& operator*() const { return *node_; }
+  Node* operator->() const { return node_.get(); }
+  explicit operator bool() const { return node_ != nullptr; }
+
+ private:
+  friend class Graph;
+  std::unique_ptr<Node> node_;
+  std::unique_ptr<AttrList> attrs_;  // its own list, if it has one; on the heap, so a move keeps
+                                     // the node's pointer to it valid
 };
 
 /// Iterates the live nodes of a graph in order.
@@ -171,29 +191,39 @@ class Graph {
   /// rewrite driver names what a rewrite creates once the nodes it replaces are gone, so that
   /// a replacement takes the replaced node's name, and a folded weight its constant's, at once
   /// rather than after a temporary one: on a large graph each name is a few cache misses.
+  /// `attrs` is copied only when the graph has no identical list yet (AttrTable).
   Node* add_unnamed_call(const OpSchema& schema, const std::vector<Input>& inputs,
-                         std::vector<AttrValue> attrs);
+                         const AttrList& attrs);
   Node* add_unnamed_get_attr(TensorType type);
   /// Creates or replaces the output node, always last.
   Node* set_output(const std::vector<Input>& outputs);
+  /// The graph's copy of `attrs` (AttrTable::intern), for add_interned_call: a caller that
+  /// creates many nodes with the same attributes interns them once.
+  const AttrList* intern_attrs(const AttrList& attrs) { return attr_lists_.intern(attrs); }
+  /// As add_unnamed_call, with attributes from intern_attrs() of this graph.
+  Node* add_interned_call(const OpSchema& schema, const std::vector<Input>& inputs,
+                          const AttrList* attrs);
   /// Attributes for `schema` with every default filled in (a starting point for add_call).
   static std::vector<AttrValue> default_attrs(const OpSchema& schema);
 
   /// A call_function node outside every graph: no name, not in any order, and not registered
   /// as a user of its inputs (graph nodes or other detached nodes). Scratch for evaluating
   /// constant expressions without touching a graph (the rewrite driver's folding).
-  static std::unique_ptr<Node> make_detached_call(const OpSchema& schema,
-                                                  const std::vector<Input>& inputs,
-                                                  std::vector<AttrValue> attrs);
+  static DetachedCall make_detached_call(const OpSchema& schema, const std::vector<Input>& inputs,
+                                         AttrList attrs);
   /// A detached get_attr node of type `type` standing for a constant not (yet) in a graph.
   static std::unique_ptr<Node> make_detached_constant(TensorType type);
-  /// Turn a detached node (from the two above) into another detached call or constant, reusing
-  /// its storage: the rewrite driver folds a handful of ops per match, millions per run.
-  /// `attrs` and `type` are swapped in: the caller gets the node's previous ones back, to
-  /// refill without allocating. A reset call keeps its previous type's storage for the caller
-  /// to infer the new type into (its value is stale until then).
-  static void reset_detached_call(Node& node, const OpSchema& schema,
-                                  const std::vector<Input>& inputs, std::vector<AttrValue>& attrs);
+  /// Turn a detached call or constant (from the two above, or an empty DetachedCall) into
+  /// another one, reusing its storage: the rewrite driver folds a handful of ops per match,
+  /// millions per run. `attrs` and `type` are swapped in: the caller gets the node's previous
+  /// ones back, to refill without allocating. A reset call keeps its previous type's storage
+  /// for the caller to infer the new type into (its value is stale until then).
+  static void reset_detached_call(DetachedCall& call, const OpSchema& schema,
+                                  const std::vector<Input>& inputs, AttrList& attrs);
+  /// As above, but the node reads `*attrs` where it is (a list a graph interned, say), which
+  /// must stay unchanged while the node is used.
+  static void reset_detached_call(DetachedCall& call, const OpSchema& schema,
+                                  const std::vector<Input>& inputs, const AttrList* attrs);
   static void reset_detached_constant(Node& node, std::optional<TensorType>& type);
 
   void set_insert_point(Node* before) { insert_before_ = before; }
@@ -205,8 +235,8 @@ class Graph {
   /// Points every use of `old_node` at `replacement`; returns the number of uses moved.
   size_t replace_all_uses_with(Node* old_node, Node* replacement);
   /// Unlinks `node`, which must have no users, and drops its uses of its inputs. The node's
-  /// operand, user and attribute lists are released at once; its kind, name, target and meta
-  /// stay readable until compact().
+  /// operand and user lists are released at once (its attribute list stays in the graph's table);
+  /// its kind, name, target and meta stay readable until compact().
   void erase(Node* node);
   /// Erases every node without users that is not the output or a placeholder, transitively.
   size_t erase_dead_nodes();
@@ -298,6 +328,7 @@ class Graph {
   Node* insert_before_ = nullptr;
   size_t live_count_ = 0;
   ConstantStore constants_;
+  AttrTable attr_lists_;  // what the nodes' attrs_ point at
 };
 
 }  // namespace graft

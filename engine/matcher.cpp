@@ -305,11 +305,9 @@ uint64_t Matcher::predicate_mask(const Node& node) {
   if (compiled_.predicate_count(op) < kMemoFrom) return compiled_.predicate_mask(node);
   if (predicate_memo_.size() <= op) predicate_memo_.resize(op + 1);
   PredicateMemo& memo = predicate_memo_[op];
-  // Exact equality (a NaN attribute never equals itself, and is evaluated every time).
-  if (memo.valid && memo.attrs == node.attrs()) return memo.mask;
+  if (memo.attrs == &node.attrs()) return memo.mask;
   memo.mask = compiled_.predicate_mask(node);
-  memo.attrs = node.attrs();
-  memo.valid = true;
+  memo.attrs = &node.attrs();
   return memo.mask;
 }
 

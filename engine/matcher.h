@@ -170,10 +170,10 @@ class Matcher {
   std::vector<uint32_t> key_;  // scratch
   // By op id: the last attribute list whose predicates were evaluated, and their bits. A rule
   // library checks literal attributes as predicates (engine/pattern.h), a few dozen on conv2d;
-  // a model repeats a handful of attribute lists, and comparing one is cheaper than them all.
+  // a model repeats a handful of attribute lists, which the graph keeps one copy of each of
+  // (AttrTable): the same list is the same pointer, and lists live as long as the graph.
   struct PredicateMemo {
-    bool valid = false;
-    std::vector<AttrValue> attrs;
+    const AttrList* attrs = nullptr;
     uint64_t mask = 0;
   };
   std::vector<PredicateMemo> predicate_memo_;

@@ -121,6 +121,7 @@ class Driver {
   struct OpMemo {
     TypeMemo type;
     Graph::FreshNameMemo name;
+    const AttrList* fixed_attrs = nullptr;   // the graph's list, if they never change (attrs_of)
     std::unique_ptr<PreparedFold> prepared;  // for the operands `type` remembers, or none
     uint64_t prepared_for = ~uint64_t{0};    // the generation of `type` it was prepared for
   };
@@ -565,6 +566,39 @@ class Driver {
     }
   }
 
+  /// True if replacement op `op`'s attributes are the same at every match: literals and
+  /// defaults, no `$` variables or dims bound by `where`.
+  static bool attrs_are_fixed(const ReplOp& op) {
+    return std::all_of(op.attrs.begin(), op.attrs.end(), [](const ReplValue& v) {
+      return v.kind == ReplValue::Kind::kNone || v.kind == ReplValue::Kind::kLiteral;
+    });
+  }
+
+  /// Replacement op `op`'s attributes at match `m`, as the graph's list (AttrTable): its own
+  /// values, or the schema's defaults where it sets none. nullptr after reporting an error.
+  template <typename ErrorFn>
+  const AttrList* attrs_of(const Match& m, const ReplOp& op, ErrorFn& error) {
+    // Built in scratch kept across ops and matches: interning copies it only when the graph
+    // has no identical list yet.
+    AttrList& attrs = op_attrs_;
+    attrs.resize(op.schema->attrs.size());
+    for (size_t a = 0; a < attrs.size(); ++a) {
+      const AttrSpec& spec = op.schema->attrs[a];
+      if (a >= op.attrs.size() || op.attrs[a].kind == ReplValue::Kind::kNone) {
+        attrs[a] = spec.default_value;
+        continue;
+      }
+      std::string err;
+      std::optional<AttrValue> coerced = coerce_attr(spec, attr_value(m, op.attrs[a]), &err);
+      if (!coerced) {
+        error(op.schema->name + "'s " + spec.name + ": " + err);
+        return nullptr;
+      }
+      attrs[a] = std::move(*coerced);
+    }
+    return graph_.intern_attrs(attrs);
+  }
+
   /// Creates one replacement op, or folds it into a constant when every operand is constant
   /// and folding is on. `final_name` is the name the op will have when it replaces a root ("" if
   /// it does not). nullopt after reporting an error.
@@ -577,33 +611,24 @@ class Driver {
                            "), applied at '" + m.anchor(rule)->name() + "': " + message);
       return std::nullopt;
     };
-    // Scratch vectors kept across ops and matches: a fold copies the operands into its scratch
-    // node and swaps the attributes with that node's, so folding allocates no lists.
+    // Scratch kept across ops and matches: a fold copies the operands into its scratch node and
+    // points it at the graph's copy of the attributes, so folding allocates no lists.
     std::vector<Input>& inputs = op_inputs_;
     inputs.clear();
     for (const ReplValue& v : op.operands) inputs.push_back(resolve(m, v, results));
-    // The op's own values, or the schema's defaults where it sets none (a default list copied
-    // and then overwritten would be an allocation for nothing).
-    std::vector<AttrValue>& attrs = op_attrs_;
-    attrs.resize(op.schema->attrs.size());
-    for (size_t a = 0; a < attrs.size(); ++a) {
-      const AttrSpec& spec = op.schema->attrs[a];
-      if (a >= op.attrs.size() || op.attrs[a].kind == ReplValue::Kind::kNone) {
-        attrs[a] = spec.default_value;
-        continue;
-      }
-      std::string err;
-      std::optional<AttrValue> coerced = coerce_attr(spec, attr_value(m, op.attrs[a]), &err);
-      if (!coerced) return error(op.schema->name + "'s " + spec.name + ": " + err);
-      attrs[a] = std::move(*coerced);
+    OpMemo& memo = op_memo(m.rule, op);
+    const AttrList* attrs = memo.fixed_attrs;
+    if (attrs == nullptr) {
+      attrs = attrs_of(m, op, error);
+      if (attrs == nullptr) return std::nullopt;
+      if (attrs_are_fixed(op)) memo.fixed_attrs = attrs;
     }
     // Folded values are detached get_attr nodes, so "constant" covers them too.
     const Node* non_constant = nullptr;
     for (const Input& in : inputs) {
       if (in.is_node() && !in.node->is(NodeKind::kGetAttr)) non_constant = in.node;
     }
-    OpMemo& memo = op_memo(m.rule, op);
-    if (non_constant == nullptr && options_.fold) return fold(op, memo, error);
+    if (non_constant == nullptr && options_.fold) return fold(op, memo, *attrs, error);
     if (op.must_fold) {
       if (!options_.fold) return error("fold(...) needs constant folding, which is not enabled");
       return error("fold(...) is not constant here: '" + non_constant->name() + "' is not a constant");
@@ -638,10 +663,10 @@ class Driver {
     }
     graph_.set_insert_point(position);
     std::string_view hint = op.name.empty() ? op.schema->name : op.name;
-    // The node copies the operands (into itself, mostly) and takes the attribute list over (the
-    // next op allocates a new one, as it must for a node that lives on). One that will replace
-    // a root is named when the root is gone.
-    Node* node = graph_.add_unnamed_call(*op.schema, inputs, std::move(attrs));
+    // The node copies the operands (into itself, mostly) and points at the graph's copy of the
+    // attribute list (made now if the graph has none yet). One that will replace a root is
+    // named when the root is gone.
+    Node* node = graph_.add_interned_call(*op.schema, inputs, attrs);
     if (final_name.empty()) {
       graph_.name_fresh(node, hint, memo.name);
     } else {
@@ -664,11 +689,11 @@ class Driver {
 
   /// Evaluates a replacement op over constants without adding it to the graph: the result is a
   /// detached constant, materialised only if a graph op or a result reads it.
-  /// The op's operands and attributes are in op_inputs_ and op_attrs_. While they have the
+  /// The op's operands are in op_inputs_, its attributes `attrs`. While they have the
   /// types, literals and attributes of the op's last fold, its type and its prepared fold
   /// (ConstantFolder::prepare) are reused: no scratch node, no inference, no kernel lookup.
   template <typename ErrorFn>
-  std::optional<Input> fold(const ReplOp& op, OpMemo& memo, ErrorFn& error) {
+  std::optional<Input> fold(const ReplOp& op, OpMemo& memo, const AttrList& attrs, ErrorFn& error) {
     std::vector<const ConstantTensor*>& operands = fold_operands_;
     operands.clear();
     for (const Input& in : op_inputs_) {
@@ -681,16 +706,12 @@ class Driver {
     }
     ConstantTensor& value = fold_value_;
     bool done = memo.prepared != nullptr && memo.prepared_for == memo.type.generation() &&
-                memo.type.same_as_last(*op.schema, op_inputs_, op_attrs_) &&
+                memo.type.same_as_last(*op.schema, op_inputs_, attrs) &&
                 memo.prepared->run(operands, &value);
     if (done) {
       fold_type_ = memo.type.result();  // into the engaged optional's storage
     } else {
-      if (fold_call_ == nullptr) {
-        fold_call_ = Graph::make_detached_call(*op.schema, op_inputs_, op_attrs_);
-      } else {
-        Graph::reset_detached_call(*fold_call_, *op.schema, op_inputs_, op_attrs_);
-      }
+      Graph::reset_detached_call(fold_call_, *op.schema, op_inputs_, &attrs);
       Node* call = fold_call_.get();
       std::string err;
       if (!memo.type.infer(*call, &call->meta().type, &err)) {
@@ -815,10 +836,10 @@ class Driver {
   std::vector<Node*> erase_work_;  // erase_dead's scratch
   std::vector<Node*> erase_inputs_;
   std::vector<Input> op_inputs_;     // build_op's scratch
-  std::vector<AttrValue> op_attrs_;  // build_op's scratch
+  AttrList op_attrs_;                // attrs_of's scratch
   size_t folded_count_ = 0;    // the current match's entries; later ones are kept for reuse
   std::vector<const Node*> folded_nodes_;  // folded_[i].node, scanned by folded_of
-  std::unique_ptr<Node> fold_call_;  // the detached op being folded, reused
+  DetachedCall fold_call_;                 // the detached op being folded, reused
   std::vector<const ConstantTensor*> fold_operands_;  // its operands' values, reused
   std::optional<TensorType> fold_type_;   // the folded value's type, on its way to its constant
   ConstantTensor fold_value_;             // the folded value, on its way to its Folded entry

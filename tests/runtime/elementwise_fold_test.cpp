@@ -86,7 +86,7 @@ class FoldCall {
  private:
   std::vector<Arg> args_;  // the constants operands_ points into
   Graph graph_;
-  std::unique_ptr<Node> node_;
+  DetachedCall node_;
   std::vector<const ConstantTensor*> operands_;
 };
 
