@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <utility>
 
 namespace graft {
 namespace {
@@ -17,9 +18,10 @@ std::string errno_message(const std::string& what, const std::string& path) {
   return what + " '" + path + "': " + std::strerror(errno);
 }
 
-/// Creates a unique temporary next to `path` and writes `contents` to it with fsync.
+/// Creates a unique temporary next to `path` and writes `contents` to it with fsync. From its
+/// creation on, `*cleanup` removes it should the process be killed or exit meanwhile.
 bool write_temp(const std::string& path, std::string_view contents, std::string* temp_out,
-                std::string* error) {
+                TempFileCleanup* cleanup, std::string* error) {
   std::filesystem::path target(path);
   std::string dir = target.parent_path().empty() ? "." : target.parent_path().string();
   // `rewrite … -o out/model.json` on a fresh checkout: make the directory, as `mkdir -p` would.
@@ -37,6 +39,7 @@ bool write_temp(const std::string& path, std::string_view contents, std::string*
     *error = errno_message("cannot create a temporary file for", path);
     return false;
   }
+  *cleanup = TempFileCleanup(temp);
   const char* data = contents.data();
   size_t left = contents.size();
   while (left > 0) {
@@ -91,9 +94,10 @@ bool AtomicFileSet::stage(const std::string& path, std::string_view contents,
     *error = "cannot write '" + path + "': it is a directory";
     return false;
   }
-  std::string temp;
-  if (!write_temp(path, contents, &temp, error)) return false;
-  staged_.push_back({temp, path});
+  Staged staged;
+  if (!write_temp(path, contents, &staged.temp, &staged.cleanup, error)) return false;
+  staged.path = path;
+  staged_.push_back(std::move(staged));
   return true;
 }
 
@@ -104,6 +108,7 @@ bool AtomicFileSet::commit(std::string* error) {
       staged_.erase(staged_.begin(), staged_.begin() + static_cast<long>(i));
       return false;
     }
+    staged_[i].cleanup.release();  // the temporary's name is gone
     // The rename is atomic for readers at once; syncing the directory makes it survive a
     // power cut too, before the next file (the commit point, model.json) is renamed.
     sync_directory_of(staged_[i].path);

@@ -1,10 +1,13 @@
 // Atomic output files: write to a temporary file in the target's directory, fsync, rename.
-// A failed or killed run leaves either the old file or the new one, never a torn file.
+// A failed or killed run leaves either the old file or the new one, never a torn file, and
+// (temp_file_cleanup.h) no temporary unless it was killed by SIGKILL or crashed.
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "engine/support/temp_file_cleanup.h"
 
 namespace graft {
 
@@ -32,6 +35,7 @@ class AtomicFileSet {
   struct Staged {
     std::string temp;
     std::string path;
+    TempFileCleanup cleanup;  // removes `temp` if the process is killed before commit
   };
   std::vector<Staged> staged_;
 };

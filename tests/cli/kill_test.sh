@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A `rewrite` killed (SIGKILL) at any moment leaves the previous output or the new one, never a
-# torn or mixed model (docs/reliability.md, "Atomic writes"). The model carries 64 MiB of
-# weights so that a good share of the kills land while files are being written.
+# torn or mixed model (docs/reliability.md, "Atomic writes"); one stopped by SIGTERM also leaves
+# no temporary file. The model carries 64 MiB of weights so that a good share of the kills land
+# while files are being written. Kills alternate between SIGKILL and SIGTERM.
 #   kill_test.sh REWRITE_BINARY SOURCE_DIR [KILLS]
 set -uo pipefail
 rewrite=$1
@@ -72,18 +73,24 @@ start=$(date +%s%N)
 "$rewrite" --rules "$src/rules/fold_bn.rules" "$tmp/model.json" -o "$tmp/time/out.json" >/dev/null
 full_ns=$(( $(date +%s%N) - start ))
 
-declare -A seen=([old]=0 [new]=0 [mid-write]=0)
-# One run of rewrite into a copy of the old output, killed after $1 ns.
+declare -A seen=([old]=0 [new]=0 [mid-write]=0 [terminated]=0)
+# One run of rewrite into a copy of the old output, sent signal $2 (KILL or TERM) after $1 ns.
 kill_after() {
-  local delay_ns=$1 pid state
+  local delay_ns=$1 signal=${2:-KILL} pid state status
   rm -rf "$tmp/run" && cp -r "$tmp/old" "$tmp/run"
   "$rewrite" --rules "$src/rules/fold_bn.rules" "$tmp/model.json" -o "$tmp/run/out.json" \
     >/dev/null 2>&1 &
   pid=$!
   sleep "$(printf '%d.%09d' $((delay_ns / 1000000000)) $((delay_ns % 1000000000)))"
-  kill -KILL "$pid" 2>/dev/null
+  kill -"$signal" "$pid" 2>/dev/null
   wait "$pid" 2>/dev/null
-  ls -a "$tmp/run" | grep -q '\.tmp\.' && seen[mid-write]=$((seen[mid-write] + 1))
+  status=$?
+  if ls -a "$tmp/run" | grep -q '\.tmp\.'; then
+    # SIGTERM (like SIGINT, SIGHUP) runs the cleanup of staged temporaries; SIGKILL cannot.
+    [ "$signal" = KILL ] || fail "SIGTERM after $((delay_ns / 1000000)) ms left a temporary file"
+    seen[mid-write]=$((seen[mid-write] + 1))
+  fi
+  [ "$signal" = TERM ] && [ "$status" -eq 143 ] && seen[terminated]=$((seen[terminated] + 1))
   state=$(state_of "$tmp/run")
   case "$state" in
     old | new) seen[$state]=$((seen[$state] + 1)) ;;
@@ -94,13 +101,14 @@ kill_after() {
 }
 # Kill points spread evenly over a whole run (and a little past it).
 for ((i = 1; i <= kills; i++)); do
-  kill_after $(( full_ns * i * 11 / (10 * kills) ))
+  kill_after $(( full_ns * i * 11 / (10 * kills) )) "$( ((i % 2)) && echo KILL || echo TERM)"
 done
 # On a loaded machine a run can take much longer than the timed one, so that no kill came
 # late enough to leave the new output: then also kill late (or never, in effect) until one does.
 for ((late = 2; seen[new] == 0 && late <= 16; late *= 2)); do
   kill_after $(( full_ns * late ))
 done
-echo "$kills kills over a ${full_ns:0:-6} ms run: ${seen[old]} left the old output, ${seen[new]} the new one; ${seen[mid-write]} landed while writing"
+echo "$kills kills over a ${full_ns:0:-6} ms run: ${seen[old]} left the old output, ${seen[new]} the new one; ${seen[mid-write]} SIGKILLs landed while writing; ${seen[terminated]} SIGTERMs ended a run, leaving no temporary"
 [ "${seen[old]}" -gt 0 ] && [ "${seen[new]}" -gt 0 ] || fail "the kills did not cover both outcomes"
+[ "${seen[terminated]}" -gt 0 ] || fail "no SIGTERM ended a run"
 echo "ok (kill)"

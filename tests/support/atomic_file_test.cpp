@@ -1,6 +1,12 @@
 #include "engine/support/atomic_file.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include "tests/testing/test_paths.h"
@@ -51,4 +57,107 @@ TEST_CASE("an uncommitted file set removes its temporaries", "[support]") {
   REQUIRE(files.commit(&error));
   CHECK(testing::read_file(dir + "/a") == "1");
   CHECK(testing::read_file(dir + "/b") == "2");
+}
+
+namespace {
+
+/// Runs `body` in a child process and returns its wait status. The child starts with the
+/// default actions for the signals Catch2 handles, so that its death is reported as is.
+template <typename Body>
+int in_child(Body body) {
+  std::fflush(nullptr);
+  pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) std::signal(sig, SIG_DFL);
+    body();
+    ::_exit(100);  // not reached by the bodies below
+  }
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  return status;
+}
+
+/// Stages a file in `dir` and checks that its temporary is there.
+void stage_one(AtomicFileSet& files, const std::string& dir) {
+  std::string error;
+  if (!files.stage(dir + "/model.safetensors", "weights", &error)) ::_exit(101);
+  if (std::filesystem::is_empty(dir)) ::_exit(102);
+}
+
+}  // namespace
+
+TEST_CASE("staged temporaries are removed when the process is killed or exits", "[support]") {
+  SECTION("killed by a signal: removed, and the process still dies of that signal") {
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) {
+      std::string dir = testing::make_temp_dir("atomic-signal");
+      int status = in_child([&] {
+        AtomicFileSet files;
+        stage_one(files, dir);
+        ::raise(sig);
+      });
+      INFO("signal " << sig);
+      REQUIRE(WIFSIGNALED(status));
+      CHECK(WTERMSIG(status) == sig);
+      CHECK(std::filesystem::is_empty(dir));
+    }
+  }
+  SECTION("exit() while staged: removed") {
+    std::string dir = testing::make_temp_dir("atomic-exit");
+    int status = in_child([&] {
+      static AtomicFileSet* leaked = new AtomicFileSet;  // exit() runs no destructor of it
+      stage_one(*leaked, dir);
+      std::exit(3);
+    });
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 3);
+    CHECK(std::filesystem::is_empty(dir));
+  }
+  SECTION("a signal the process ignores stays ignored") {
+    std::string dir = testing::make_temp_dir("atomic-ignored");
+    int status = in_child([&] {
+      std::signal(SIGHUP, SIG_IGN);
+      AtomicFileSet files;
+      stage_one(files, dir);
+      ::raise(SIGHUP);  // ignored: the run goes on and commits
+      std::string error;
+      if (!files.commit(&error)) ::_exit(103);
+      ::_exit(0);
+    });
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    CHECK(testing::read_file(dir + "/model.safetensors") == "weights");
+  }
+  SECTION("without the cleanup (_exit skips it), the temporary would stay") {
+    std::string dir = testing::make_temp_dir("atomic-control");
+    int status = in_child([&] {
+      AtomicFileSet files;
+      stage_one(files, dir);
+      ::_exit(0);
+    });
+    REQUIRE(WIFEXITED(status));
+    CHECK_FALSE(std::filesystem::is_empty(dir));
+  }
+}
+
+TEST_CASE("a temporary's registration ends with its owner", "[support]") {
+  std::string dir = testing::make_temp_dir("atomic-release");
+  std::string path = dir + "/kept";
+  testing::write_file(path, "x");
+  int status = in_child([&] {
+    { TempFileCleanup cleanup(path); }  // released: not removed at exit
+    TempFileCleanup moved_from(path);
+    TempFileCleanup owner = std::move(moved_from);
+    owner.release();
+    std::exit(0);
+  });
+  REQUIRE(WIFEXITED(status));
+  CHECK(std::filesystem::exists(path));
+  status = in_child([&] {
+    TempFileCleanup first(path);
+    TempFileCleanup second = std::move(first);  // the registration moves with it
+    std::exit(0);
+  });
+  REQUIRE(WIFEXITED(status));
+  CHECK_FALSE(std::filesystem::exists(path));
 }

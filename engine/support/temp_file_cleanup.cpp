@@ -1,0 +1,92 @@
+#include "engine/support/temp_file_cleanup.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+namespace graft {
+namespace {
+
+// The table the handler reads. A slot is claimed (kWriting) before its path is copied in and
+// published (kActive) after, so the handler only ever reads complete paths; it needs no lock,
+// and nothing in it allocates.
+enum SlotState : int { kFree = 0, kWriting = 1, kActive = 2 };
+constexpr int kSlots = 32;
+constexpr size_t kMaxPath = 4096;
+
+struct Slot {
+  std::atomic<int> state{kFree};
+  char path[kMaxPath];
+};
+Slot g_slots[kSlots];
+
+constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+struct sigaction g_previous[NSIG];  // what each signal did before our handler was installed
+
+void remove_active() {
+  for (Slot& s : g_slots) {
+    if (s.state.load(std::memory_order_acquire) == kActive) ::unlink(s.path);
+  }
+}
+
+void on_signal(int sig) {
+  remove_active();
+  // Then whatever the signal would have done: usually end the process, reported as killed by
+  // `sig` (the signal is blocked while this runs and is delivered once it returns).
+  ::sigaction(sig, &g_previous[sig], nullptr);
+  ::raise(sig);
+}
+
+/// Installs on_signal for each signal not ignored and not already ours. Checked at every
+/// registration rather than once: a test framework may have replaced the handlers since.
+void install_handlers() {
+  static std::once_flag at_exit;
+  std::call_once(at_exit, [] { std::atexit(remove_active); });
+  for (int sig : kSignals) {
+    struct sigaction current {};
+    if (::sigaction(sig, nullptr, &current) != 0) continue;
+    if (current.sa_handler == SIG_IGN || current.sa_handler == on_signal) continue;
+    struct sigaction ours {};
+    ours.sa_handler = on_signal;
+    sigemptyset(&ours.sa_mask);
+    ours.sa_flags = 0;
+    g_previous[sig] = current;
+    ::sigaction(sig, &ours, nullptr);
+  }
+}
+
+}  // namespace
+
+TempFileCleanup::TempFileCleanup(const std::string& path) {
+  if (path.size() >= kMaxPath) return;
+  for (int i = 0; i < kSlots; ++i) {
+    int expected = kFree;
+    if (!g_slots[i].state.compare_exchange_strong(expected, kWriting)) continue;
+    std::memcpy(g_slots[i].path, path.c_str(), path.size() + 1);
+    g_slots[i].state.store(kActive, std::memory_order_release);
+    slot_ = i;
+    install_handlers();
+    return;
+  }
+}
+
+TempFileCleanup& TempFileCleanup::operator=(TempFileCleanup&& other) noexcept {
+  if (this != &other) {
+    release();
+    slot_ = other.slot_;
+    other.slot_ = -1;
+  }
+  return *this;
+}
+
+void TempFileCleanup::release() {
+  if (slot_ < 0) return;
+  g_slots[slot_].state.store(kFree, std::memory_order_release);
+  slot_ = -1;
+}
+
+}  // namespace graft
