@@ -59,6 +59,11 @@ inline bool identical(const AttrValue& a, const AttrValue& b) {
 }
 }  // namespace attr_detail
 
+/// attrs_identical for one value.
+inline bool attrs_identical_one(const AttrValue& a, const AttrValue& b) {
+  return attr_detail::identical(a, b);
+}
+
 inline bool attrs_identical(const std::vector<AttrValue>& a, const std::vector<AttrValue>& b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), attr_detail::identical);
 }

@@ -121,7 +121,11 @@ class Driver {
   struct OpMemo {
     TypeMemo type;
     Graph::FreshNameMemo name;
-    const AttrList* fixed_attrs = nullptr;   // the graph's list, if they never change (attrs_of)
+    // The op's attributes at the last match, as the graph's list, and the `$` variables' values
+    // they were made from (none for literal ones); see attrs_of. Unused (null) for an op whose
+    // attributes read dims bound by `where`.
+    const AttrList* attrs = nullptr;
+    AttrList attrs_from;
     std::unique_ptr<PreparedFold> prepared;  // for the operands `type` remembers, or none
     uint64_t prepared_for = ~uint64_t{0};    // the generation of `type` it was prepared for
   };
@@ -566,18 +570,23 @@ class Driver {
     }
   }
 
-  /// True if replacement op `op`'s attributes are the same at every match: literals and
-  /// defaults, no `$` variables or dims bound by `where`.
-  static bool attrs_are_fixed(const ReplOp& op) {
+  /// True if replacement op `op`'s attributes depend on the match only through `$` variables:
+  /// literals, defaults and variables, no dims bound by `where`.
+  static bool attrs_from_vars(const ReplOp& op) {
     return std::all_of(op.attrs.begin(), op.attrs.end(), [](const ReplValue& v) {
-      return v.kind == ReplValue::Kind::kNone || v.kind == ReplValue::Kind::kLiteral;
+      return v.kind == ReplValue::Kind::kNone || v.kind == ReplValue::Kind::kLiteral ||
+             v.kind == ReplValue::Kind::kAttrVar;
     });
   }
 
   /// Replacement op `op`'s attributes at match `m`, as the graph's list (AttrTable): its own
   /// values, or the schema's defaults where it sets none. nullptr after reporting an error.
+  /// A rule applied all over a model mostly copies the same attributes (conv-bn folding keeps
+  /// the conv's stride and padding), so the last list is reused while the `$` variables it
+  /// was made from hold identical values: coercion is a function of them.
   template <typename ErrorFn>
-  const AttrList* attrs_of(const Match& m, const ReplOp& op, ErrorFn& error) {
+  const AttrList* attrs_of(const Match& m, const ReplOp& op, OpMemo& memo, ErrorFn& error) {
+    if (memo.attrs != nullptr && same_attr_vars(m, op, memo.attrs_from)) return memo.attrs;
     // Built in scratch kept across ops and matches: interning copies it only when the graph
     // has no identical list yet.
     AttrList& attrs = op_attrs_;
@@ -596,7 +605,26 @@ class Driver {
       }
       attrs[a] = std::move(*coerced);
     }
-    return graph_.intern_attrs(attrs);
+    const AttrList* interned = graph_.intern_attrs(attrs);
+    if (attrs_from_vars(op)) {
+      memo.attrs = interned;
+      memo.attrs_from.clear();
+      for (const ReplValue& v : op.attrs) {
+        if (v.kind == ReplValue::Kind::kAttrVar) memo.attrs_from.push_back(m.attr_vars[v.index]);
+      }
+    }
+    return interned;
+  }
+
+  /// True if the `$` variables op `op`'s attributes read have, in `m`, the values in `from`
+  /// (bit for bit: attrs_identical).
+  static bool same_attr_vars(const Match& m, const ReplOp& op, const AttrList& from) {
+    size_t k = 0;
+    for (const ReplValue& v : op.attrs) {
+      if (v.kind != ReplValue::Kind::kAttrVar) continue;
+      if (k == from.size() || !attrs_identical_one(m.attr_vars[v.index], from[k++])) return false;
+    }
+    return k == from.size();
   }
 
   /// Creates one replacement op, or folds it into a constant when every operand is constant
@@ -617,12 +645,8 @@ class Driver {
     inputs.clear();
     for (const ReplValue& v : op.operands) inputs.push_back(resolve(m, v, results));
     OpMemo& memo = op_memo(m.rule, op);
-    const AttrList* attrs = memo.fixed_attrs;
-    if (attrs == nullptr) {
-      attrs = attrs_of(m, op, error);
-      if (attrs == nullptr) return std::nullopt;
-      if (attrs_are_fixed(op)) memo.fixed_attrs = attrs;
-    }
+    const AttrList* attrs = attrs_of(m, op, memo, error);
+    if (attrs == nullptr) return std::nullopt;
     // Folded values are detached get_attr nodes, so "constant" covers them too.
     const Node* non_constant = nullptr;
     for (const Input& in : inputs) {

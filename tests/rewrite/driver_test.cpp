@@ -205,6 +205,44 @@ rule slope4 { pattern(x) { return leaky_relu(x, negative_slope=0.4) } replacemen
   CHECK(ops_of(*m.graph) == "neg neg relu abs abs sigmoid leaky_relu neg -> neg");
 }
 
+TEST_CASE("attribute variables reach each replacement along runs of equal and differing values",
+          "[rewrite][driver]") {
+  // The driver reuses a replacement op's last attribute list while the `$` variables it was
+  // made from are identical (Driver::attrs_of): each node must still get its own values, also
+  // 0.0 after -0.0, and an int after the equal float.
+  RuleSet rules = rules_from_text(R"(
+rule leaky_to_elu {
+  pattern(x) { return leaky_relu(x, negative_slope=$s) }
+  replacement { return elu(x, alpha=$s) }
+}
+)");
+  const std::vector<std::string> slopes = {"0.1", "0.1", "0.3", "-0.0", "0.0",
+                                           "0.0", "2",   "2.0", "0.1"};
+  std::vector<std::string> nodes = {input("x")};
+  std::string prev = "x";
+  for (size_t i = 0; i < slopes.size(); ++i) {
+    const std::string name = "l" + std::to_string(i), from = prev;
+    nodes.push_back(call(name, "leaky_relu", ref(from), R"("negative_slope": )" + slopes[i]));
+    prev = name;
+  }
+  nodes.push_back(output({prev}));
+  Model m = model_from_nodes(join(nodes));
+  Rewritten r = rewrite(*m.graph, rules);
+  INFO(r.diagnostics);
+  REQUIRE(r.result.ok);
+  REQUIRE(r.result.stats[0].applied == slopes.size());
+  std::vector<double> alphas;
+  for (Node* n : m.graph->nodes()) {
+    if (n->is_op("elu")) alphas.push_back(std::get<double>(n->attr("alpha")));
+  }
+  REQUIRE(alphas.size() == slopes.size());
+  for (size_t i = 0; i < slopes.size(); ++i) {
+    INFO("node " << i << ", slope " << slopes[i]);
+    CHECK(alphas[i] == std::stod(slopes[i]));
+    CHECK(std::signbit(alphas[i]) == (slopes[i][0] == '-'));
+  }
+}
+
 TEST_CASE("a fixpoint relabels small and large regions alike", "[rewrite][driver]") {
   // The matcher relabels a rewrite's region in graph order, picking it out of the node list
   // when it is a good part of the graph and sorting it otherwise. A long relu chain collapses
