@@ -5,8 +5,8 @@
 // each list was four allocations to make and to free (the outer vector and one per int
 // list), and a rewrite creates one per replacement op. Interned, a node holds a pointer; a
 // rewrite that creates an op with attributes it has seen before allocates nothing; and two
-// nodes have identical attributes exactly when their pointers are equal, which the matcher's
-// and type inference's memos compare instead of the lists.
+// nodes of one graph have identical attributes exactly when their pointers are equal, which
+// the matcher's predicate memo compares instead of the lists.
 //
 // "Identical" is attrs_identical: the same kinds and the same bits (-0.0 and 0.0 are two lists,
 // a NaN is identical to itself). Lists are never removed: the table lives as long as its graph

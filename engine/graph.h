@@ -218,9 +218,10 @@ class Graph {
   static std::unique_ptr<Node> make_detached_constant(TensorType type);
   /// Turn a detached call or constant (from the two above, or an empty DetachedCall) into
   /// another one, reusing its storage: the rewrite driver folds a handful of ops per match,
-  /// millions per run. `attrs` and `type` are swapped in: the caller gets the node's previous
-  /// ones back, to refill without allocating. A reset call keeps its previous type's storage
-  /// for the caller to infer the new type into (its value is stale until then).
+  /// millions per run. `attrs` and `type` are swapped in: the caller gets back the call's own
+  /// previous list (which it last read unless the overload below pointed it elsewhere since)
+  /// and the constant's previous type, to refill without allocating. A reset call keeps its
+  /// previous type's storage for the caller to infer the new type into (stale until then).
   static void reset_detached_call(DetachedCall& call, const OpSchema& schema,
                                   const std::vector<Input>& inputs, AttrList& attrs);
   /// As above, but the node reads `*attrs` where it is (a list a graph interned, say), which

@@ -34,12 +34,11 @@ bool write_temp(const std::string& path, std::string_view contents, std::string*
     }
   }
   std::string temp = dir + "/." + target.filename().string() + ".tmp.XXXXXX";
-  int fd = mkstemp(temp.data());
+  int fd = TempFileCleanup::make_temp(temp, cleanup);
   if (fd < 0) {
     *error = errno_message("cannot create a temporary file for", path);
     return false;
   }
-  *cleanup = TempFileCleanup(temp);
   const char* data = contents.data();
   size_t left = contents.size();
   while (left > 0) {

@@ -1,9 +1,11 @@
 #include "engine/support/temp_file_cleanup.h"
 
 #include <signal.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -12,14 +14,16 @@ namespace graft {
 namespace {
 
 // The table the handler reads. A slot is claimed (kWriting) before its path is copied in and
-// published (kActive) after, so the handler only ever reads complete paths; it needs no lock,
-// and nothing in it allocates.
+// published (kActive) after, so the handler only reads complete paths; it needs no lock, and
+// nothing in it allocates. (With several threads registering and releasing at once, a handler
+// could still read a slot that is being reused; graft writes its files from one thread.)
 enum SlotState : int { kFree = 0, kWriting = 1, kActive = 2 };
 constexpr int kSlots = 32;
 constexpr size_t kMaxPath = 4096;
 
 struct Slot {
   std::atomic<int> state{kFree};
+  pid_t owner = 0;  // a forked child inherits the table, and must not remove its parent's files
   char path[kMaxPath];
 };
 Slot g_slots[kSlots];
@@ -28,17 +32,21 @@ constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 struct sigaction g_previous[NSIG];  // what each signal did before our handler was installed
 
 void remove_active() {
+  const pid_t self = ::getpid();
   for (Slot& s : g_slots) {
-    if (s.state.load(std::memory_order_acquire) == kActive) ::unlink(s.path);
+    if (s.state.load(std::memory_order_acquire) == kActive && s.owner == self) ::unlink(s.path);
   }
 }
 
 void on_signal(int sig) {
+  const int saved_errno = errno;
   remove_active();
   // Then whatever the signal would have done: usually end the process, reported as killed by
-  // `sig` (the signal is blocked while this runs and is delivered once it returns).
+  // `sig` (the signal is blocked while this runs and is delivered once it returns). A previous
+  // handler that lets the process go on finds the temporaries gone: the write then fails.
   ::sigaction(sig, &g_previous[sig], nullptr);
   ::raise(sig);
+  errno = saved_errno;
 }
 
 /// Installs on_signal for each signal not ignored and not already ours. Checked at every
@@ -59,6 +67,24 @@ void install_handlers() {
   }
 }
 
+/// Blocks kSignals for its lifetime: a signal arriving meanwhile is delivered at the end, to
+/// the handler, once the temporary it would have missed is registered.
+class SignalsBlocked {
+ public:
+  SignalsBlocked() {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int sig : kSignals) sigaddset(&set, sig);
+    ::pthread_sigmask(SIG_BLOCK, &set, &previous_);
+  }
+  ~SignalsBlocked() { ::pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
+  SignalsBlocked(const SignalsBlocked&) = delete;
+  SignalsBlocked& operator=(const SignalsBlocked&) = delete;
+
+ private:
+  sigset_t previous_;
+};
+
 }  // namespace
 
 TempFileCleanup::TempFileCleanup(const std::string& path) {
@@ -66,12 +92,21 @@ TempFileCleanup::TempFileCleanup(const std::string& path) {
   for (int i = 0; i < kSlots; ++i) {
     int expected = kFree;
     if (!g_slots[i].state.compare_exchange_strong(expected, kWriting)) continue;
+    g_slots[i].owner = ::getpid();
     std::memcpy(g_slots[i].path, path.c_str(), path.size() + 1);
     g_slots[i].state.store(kActive, std::memory_order_release);
     slot_ = i;
     install_handlers();
     return;
   }
+}
+
+int TempFileCleanup::make_temp(std::string& path_template, TempFileCleanup* cleanup) {
+  SignalsBlocked blocked;
+  install_handlers();
+  int fd = ::mkstemp(path_template.data());
+  if (fd >= 0) *cleanup = TempFileCleanup(path_template);
+  return fd;  // errno from mkstemp: unblocking the signals succeeds and leaves it as it is
 }
 
 TempFileCleanup& TempFileCleanup::operator=(TempFileCleanup&& other) noexcept {

@@ -10,7 +10,8 @@
 //
 // Covered: SIGINT, SIGTERM, SIGHUP, SIGQUIT (a signal the process ignores stays ignored, so
 // `nohup` works), exit() and returning from main. Not covered: SIGKILL, a crash, a power cut —
-// the target itself is never torn in any case (atomic rename).
+// the target itself is never torn in any case (atomic rename). A forked child inherits the
+// table but removes only the files its own process registered.
 #pragma once
 
 #include <string>
@@ -30,6 +31,11 @@ class TempFileCleanup {
   TempFileCleanup& operator=(TempFileCleanup&& other) noexcept;
   TempFileCleanup(const TempFileCleanup&) = delete;
   TempFileCleanup& operator=(const TempFileCleanup&) = delete;
+
+  /// mkstemp(path_template) with the new file registered in `*cleanup` before any of the
+  /// signals above can be handled: they are blocked from before the file exists until it is
+  /// registered. Returns mkstemp's result (errno set on failure).
+  static int make_temp(std::string& path_template, TempFileCleanup* cleanup);
 
   /// Ends the registration (the file is left as it is): call once it is renamed or removed.
   void release();

@@ -108,7 +108,41 @@ done
 for ((late = 2; seen[new] == 0 && late <= 16; late *= 2)); do
   kill_after $(( full_ns * late ))
 done
-echo "$kills kills over a ${full_ns:0:-6} ms run: ${seen[old]} left the old output, ${seen[new]} the new one; ${seen[mid-write]} SIGKILLs landed while writing; ${seen[terminated]} SIGTERMs ended a run, leaving no temporary"
+# A SIGTERM sent once a temporary file exists (polled for): the run must die of it, remove the
+# temporary and leave the old output or the new one. Inconclusive when the run finished before
+# the signal arrived; one conclusive try of eight is required.
+term_mid_write() {
+  local pid status caught=0 poll
+  rm -rf "$tmp/run" && cp -r "$tmp/old" "$tmp/run"
+  "$rewrite" --rules "$src/rules/fold_bn.rules" "$tmp/model.json" -o "$tmp/run/out.json" \
+    >/dev/null 2>&1 &
+  pid=$!
+  for ((poll = 0; poll < 200000; poll++)); do
+    if compgen -G "$tmp/run/.*.tmp.*" >/dev/null; then
+      kill -TERM "$pid" 2>/dev/null
+      caught=1
+      break
+    fi
+    kill -0 "$pid" 2>/dev/null || break
+  done
+  wait "$pid" 2>/dev/null
+  status=$?
+  [ "$caught" = 1 ] && [ "$status" -eq 143 ] || return 1
+  compgen -G "$tmp/run/.*.tmp.*" >/dev/null && fail "a SIGTERM while a temporary existed left it behind"
+  state=$(state_of "$tmp/run")
+  case "$state" in
+    old | new) ;;
+    *) fail "a SIGTERM while a temporary existed left a $state output" ;;
+  esac
+  return 0
+}
+conclusive=0
+for ((try = 0; try < 8 && conclusive == 0; try++)); do
+  term_mid_write && conclusive=1
+done
+[ "$conclusive" = 1 ] || fail "no SIGTERM landed while a temporary existed in 8 tries"
+
+echo "$kills kills over a ${full_ns:0:-6} ms run: ${seen[old]} left the old output, ${seen[new]} the new one; ${seen[mid-write]} SIGKILLs landed while writing; ${seen[terminated]} SIGTERMs ended a run, leaving no temporary; a SIGTERM while a temporary existed removed it"
 [ "${seen[old]}" -gt 0 ] && [ "${seen[new]}" -gt 0 ] || fail "the kills did not cover both outcomes"
 [ "${seen[terminated]}" -gt 0 ] || fail "no SIGTERM ended a run"
 echo "ok (kill)"

@@ -216,8 +216,7 @@ rule leaky_to_elu {
   replacement { return elu(x, alpha=$s) }
 }
 )");
-  const std::vector<std::string> slopes = {"0.1", "0.1", "0.3", "-0.0", "0.0",
-                                           "0.0", "2",   "2.0", "0.1"};
+  const std::vector<std::string> slopes = {"0.1", "0.1", "0.3", "-0.0", "0.0", "0.0", "0.1"};
   std::vector<std::string> nodes = {input("x")};
   std::string prev = "x";
   for (size_t i = 0; i < slopes.size(); ++i) {
@@ -241,6 +240,32 @@ rule leaky_to_elu {
     CHECK(alphas[i] == std::stod(slopes[i]));
     CHECK(std::signbit(alphas[i]) == (slopes[i][0] == '-'));
   }
+
+  RuleSet alpha_rules = rules_from_text(R"(
+rule add_to_sub {
+  pattern(x, y) { return add(x, y, alpha=$a) }
+  replacement { return sub(x, y, alpha=$a) }
+}
+)");
+  const std::vector<std::string> alpha_texts = {"2", "2.0", "2.0", "2", "1", "1.0"};
+  nodes = {input("x"), input("y")};
+  prev = "x";
+  for (size_t i = 0; i < alpha_texts.size(); ++i) {
+    const std::string name = "a" + std::to_string(i), from = prev;
+    nodes.push_back(
+        call(name, "add", ref(from) + ", " + ref("y"), R"("alpha": )" + alpha_texts[i]));
+    prev = name;
+  }
+  nodes.push_back(output({prev}));
+  Model m2 = model_from_nodes(join(nodes));
+  Rewritten r2 = rewrite(*m2.graph, alpha_rules);
+  INFO(r2.diagnostics);
+  REQUIRE(r2.result.ok);
+  std::vector<std::string> got;
+  for (Node* n : m2.graph->nodes()) {
+    if (n->is_op("sub")) got.push_back(attr_to_string(n->attr("alpha")));
+  }
+  CHECK(got == alpha_texts);
 }
 
 TEST_CASE("a fixpoint relabels small and large regions alike", "[rewrite][driver]") {

@@ -1,5 +1,6 @@
 #include "engine/support/atomic_file.h"
 
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -70,6 +71,8 @@ int in_child(Body body) {
   REQUIRE(pid >= 0);
   if (pid == 0) {
     for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) std::signal(sig, SIG_DFL);
+    const rlimit no_core{0, 0};  // SIGQUIT's default action dumps core
+    ::setrlimit(RLIMIT_CORE, &no_core);
     body();
     ::_exit(100);  // not reached by the bodies below
   }
@@ -127,6 +130,21 @@ TEST_CASE("staged temporaries are removed when the process is killed or exits", 
     REQUIRE(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 0);
     CHECK(testing::read_file(dir + "/model.safetensors") == "weights");
+  }
+  SECTION("a forked child leaves its parent's temporaries alone") {
+    std::string dir = testing::make_temp_dir("atomic-fork");
+    int status = in_child([&] {
+      AtomicFileSet files;
+      stage_one(files, dir);
+      std::fflush(nullptr);
+      pid_t child = ::fork();
+      if (child == 0) std::exit(0);  // inherits the registration, runs the exit hook
+      int child_status = 0;
+      if (child < 0 || ::waitpid(child, &child_status, 0) != child) ::_exit(104);
+      ::_exit(std::filesystem::is_empty(dir) ? 105 : 0);  // still there after the child
+    });
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
   }
   SECTION("without the cleanup (_exit skips it), the temporary would stay") {
     std::string dir = testing::make_temp_dir("atomic-control");
