@@ -44,6 +44,23 @@ std::string join(const std::vector<std::string>& parts) {
   return out;
 }
 
+/// The nodes of a model: `inputs`, then a chain of `op` nodes "<prefix>0", "<prefix>1", …,
+/// the first reading `first` and each next one the previous (followed by `extra` operands,
+/// if any), with attribute `attr` set to the next of `values`, and the output reading the last.
+std::string attr_chain(std::vector<std::string> inputs, const std::string& first,
+                       const std::string& op, const std::string& extra, const std::string& attr,
+                       const std::vector<std::string>& values, const std::string& prefix) {
+  std::string prev = first;
+  for (size_t i = 0; i < values.size(); ++i) {
+    const std::string name = prefix + std::to_string(i);
+    const std::string& from = prev;  // const: not std::ref
+    inputs.push_back(call(name, op, ref(from) + extra, "\"" + attr + "\": " + values[i]));
+    prev = name;
+  }
+  inputs.push_back(output({prev}));
+  return join(inputs);
+}
+
 const char* const kRemoveDoubleRelu = R"(
 rule double_relu {
   pattern(x) { y = relu(x)
@@ -190,15 +207,8 @@ rule slope3 { pattern(x) { return leaky_relu(x, negative_slope=0.3) } replacemen
 rule slope4 { pattern(x) { return leaky_relu(x, negative_slope=0.4) } replacement { return sigmoid(x) } }
 )");
   const std::vector<std::string> slopes = {"0.1", "0.1", "0.3", "0.2", "0.2", "0.4", "0.5", "0.1"};
-  std::vector<std::string> nodes = {input("x")};
-  std::string prev = "x";
-  for (size_t i = 0; i < slopes.size(); ++i) {
-    const std::string name = "l" + std::to_string(i), from = prev;  // const: not std::ref
-    nodes.push_back(call(name, "leaky_relu", ref(from), R"("negative_slope": )" + slopes[i]));
-    prev = name;
-  }
-  nodes.push_back(output({prev}));
-  Model m = model_from_nodes(join(nodes));
+  Model m = model_from_nodes(
+      attr_chain({input("x")}, "x", "leaky_relu", "", "negative_slope", slopes, "l"));
   Rewritten r = rewrite(*m.graph, rules);
   INFO(r.diagnostics);
   REQUIRE(r.result.ok);
@@ -209,7 +219,8 @@ TEST_CASE("attribute variables reach each replacement along runs of equal and di
           "[rewrite][driver]") {
   // The driver reuses a replacement op's last attribute list while the `$` variables it was
   // made from are identical (Driver::attrs_of): each node must still get its own values, also
-  // 0.0 after -0.0, and an int after the equal float.
+  // 0.0 after -0.0, and (through a Scalar attribute, which keeps them apart) an int after the
+  // equal float.
   RuleSet rules = rules_from_text(R"(
 rule leaky_to_elu {
   pattern(x) { return leaky_relu(x, negative_slope=$s) }
@@ -217,15 +228,8 @@ rule leaky_to_elu {
 }
 )");
   const std::vector<std::string> slopes = {"0.1", "0.1", "0.3", "-0.0", "0.0", "0.0", "0.1"};
-  std::vector<std::string> nodes = {input("x")};
-  std::string prev = "x";
-  for (size_t i = 0; i < slopes.size(); ++i) {
-    const std::string name = "l" + std::to_string(i), from = prev;
-    nodes.push_back(call(name, "leaky_relu", ref(from), R"("negative_slope": )" + slopes[i]));
-    prev = name;
-  }
-  nodes.push_back(output({prev}));
-  Model m = model_from_nodes(join(nodes));
+  Model m = model_from_nodes(
+      attr_chain({input("x")}, "x", "leaky_relu", "", "negative_slope", slopes, "l"));
   Rewritten r = rewrite(*m.graph, rules);
   INFO(r.diagnostics);
   REQUIRE(r.result.ok);
@@ -248,16 +252,8 @@ rule add_to_sub {
 }
 )");
   const std::vector<std::string> alpha_texts = {"2", "2.0", "2.0", "2", "1", "1.0"};
-  nodes = {input("x"), input("y")};
-  prev = "x";
-  for (size_t i = 0; i < alpha_texts.size(); ++i) {
-    const std::string name = "a" + std::to_string(i), from = prev;
-    nodes.push_back(
-        call(name, "add", ref(from) + ", " + ref("y"), R"("alpha": )" + alpha_texts[i]));
-    prev = name;
-  }
-  nodes.push_back(output({prev}));
-  Model m2 = model_from_nodes(join(nodes));
+  Model m2 = model_from_nodes(
+      attr_chain({input("x"), input("y")}, "x", "add", ", " + ref("y"), "alpha", alpha_texts, "a"));
   Rewritten r2 = rewrite(*m2.graph, alpha_rules);
   INFO(r2.diagnostics);
   REQUIRE(r2.result.ok);
