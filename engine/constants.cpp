@@ -61,25 +61,44 @@ ConstantRef ConstantStore::ref_of(std::string_view name) const {
   return {static_cast<uint32_t>(e->slot), e->stamp};
 }
 
-void ConstantStore::set(const std::string& name, ConstantTensor tensor) {
-  if (Entry* e = index_.find(name)) {
-    e->tensor = std::move(tensor);
-    return;
-  }
+ConstantStore::Entry* ConstantStore::add_or_find(const std::string& name, bool* added) {
   Entry* e = nullptr;
   if (!free_.empty()) {
     e = &entries_[free_.back()];
-    free_.pop_back();
   } else {
     e = &entries_.emplace_back();
     e->slot = entries_.size() - 1;
+    free_.push_back(e->slot);  // until it is indexed below
   }
   e->key = name;
-  e->tensor = std::move(tensor);
+  if (Entry* existing = index_.insert_or_find(e)) {
+    e->key.clear();  // stays free
+    *added = false;
+    return existing;
+  }
+  free_.pop_back();
   e->stamp = next_stamp();
   e->readers = 0;
   e->live = true;
-  index_.insert_or_assign(e);
+  *added = true;
+  return e;
+}
+
+void ConstantStore::set(const std::string& name, ConstantTensor tensor) {
+  bool added = false;
+  Entry* e = add_or_find(name, &added);
+  e->tensor = std::move(tensor);  // an existing entry keeps its stamp: references stay current
+}
+
+ConstantRef ConstantStore::store_unless_read(const std::string& name, ConstantTensor&& tensor) {
+  bool added = false;
+  Entry* e = add_or_find(name, &added);
+  if (!added) {
+    if (e->readers > 0) return {};
+    e->stamp = next_stamp();  // as a new entry: references to the old tensor go stale
+  }
+  e->tensor = std::move(tensor);
+  return {static_cast<uint32_t>(e->slot), e->stamp};
 }
 
 bool ConstantStore::erase(std::string_view name) {

@@ -101,6 +101,12 @@ class ConstantStore {
   /// A reference to the constant named `name`; one that refers to nothing when there is none.
   ConstantRef ref_of(std::string_view name) const;
   void set(const std::string& name, ConstantTensor tensor);
+  /// Stores `tensor` as `name` unless a live get_attr node reads the constant `name` (readers()
+  /// > 0): an unread one is replaced as erase() then set() would (its references go stale), in
+  /// one lookup instead of five — the rewrite driver gives each folded weight the name of the
+  /// constant it replaces. Returns the stored entry's reference; a null one (stamp 0), with
+  /// `tensor` left as it was, when the name is read. One index probe.
+  ConstantRef store_unless_read(const std::string& name, ConstantTensor&& tensor);
   bool erase(std::string_view name);
   bool contains(std::string_view name) const { return index_.find(name) != nullptr; }
   Range all() const { return Range(this); }
@@ -120,6 +126,9 @@ class ConstantStore {
   void add_readers(const ConstantRef& ref, int delta);
   /// True if `ref` refers to a stored entry (not to nothing, nor to an erased or replaced one).
   bool is_current(const ConstantRef& ref) const;
+  /// The entry named `name`: a new one (`*added`; live, no readers, a new stamp, no tensor)
+  /// or the existing one. One index probe.
+  Entry* add_or_find(const std::string& name, bool* added);
 
   StableVector<Entry> entries_;
   std::vector<size_t> free_;  // erased entries' slots, reused first

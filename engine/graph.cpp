@@ -379,10 +379,21 @@ void Graph::set_constant(Node* node, std::string_view target) {
   GRAFT_CHECK(node->constant_.stamp != 0) << "set_constant: no constant named " << target;
 }
 
+void Graph::set_constant(Node* node, std::string_view target, const ConstantRef& ref) {
+  GRAFT_CHECK(node->kind_ == NodeKind::kGetAttr) << "set_constant on " << node->name_;
+  GRAFT_CHECK(constants_.is_current(ref) && constants_.entries_[ref.slot].key == target)
+      << "set_constant: not the store's current reference to " << target;
+  point_at_constant(node, target, ref);
+}
+
 void Graph::point_at_constant(Node* node, std::string_view target) {
+  point_at_constant(node, target, constants_.ref_of(target));
+}
+
+void Graph::point_at_constant(Node* node, std::string_view target, const ConstantRef& ref) {
   constants_.add_readers(node->constant_, -1);
   node->target_ = target;
-  node->constant_ = constants_.ref_of(target);
+  node->constant_ = ref;
   constants_.add_readers(node->constant_, 1);
 }
 

@@ -251,6 +251,8 @@ class Graph {
   std::string rename(Node* node, std::string_view name);
   /// Points get_attr `node` at the store's constant `target`, which must exist; its type stays.
   void set_constant(Node* node, std::string_view target);
+  /// The same with the store's current reference to `target` in hand (no lookup).
+  void set_constant(Node* node, std::string_view target, const ConstantRef& ref);
   /// Renames get_attr `node`'s constant (and its entry in the store) to a unique name derived
   /// from `target`; returns the name given. For constants only this node reads.
   std::string rename_constant(Node* node, std::string_view target);
@@ -314,6 +316,7 @@ class Graph {
   /// Makes get_attr `node` read constant `target` (by name, and by reference when the store
   /// has it), moving its count from the constant it read before.
   void point_at_constant(Node* node, std::string_view target);
+  void point_at_constant(Node* node, std::string_view target, const ConstantRef& ref);
   void link_before(Node* node, Node* position);  // position nullptr = append
   void unlink(Node* node);
   void assign_order(Node* node);

@@ -507,18 +507,16 @@ class Driver {
     for (auto& [node, target, folded] : unnamed_constants_) {
       if (node->is_dead()) continue;
       ConstantStore& store = graph_.constants();
+      // Usually `target` is a constant of the match itself (the batch norm's weight
+      // "bn1.weight" for the fused conv "bn1"), whose readers were just erased: the folded
+      // value replaces it. While a live node still reads it, the value gets a name of its own.
       std::string unique = target;
-      if (store.contains(target)) {
-        // Usually a constant of the match itself (the batch norm's weight "bn1.weight" for the
-        // fused conv "bn1"), whose readers were just erased: the folded value replaces it.
-        if (store.readers(target) > 0) {
-          unique = store.unique_name(target);
-        } else {
-          store.erase(target);
-        }
+      ConstantRef ref = store.store_unless_read(target, std::move(folded->value));
+      if (ref.stamp == 0) {
+        unique = store.unique_name(target);
+        ref = store.store_unless_read(unique, std::move(folded->value));
       }
-      store.set(unique, std::move(folded->value));
-      graph_.set_constant(node, unique);
+      graph_.set_constant(node, unique, ref);
       std::replace(unique.begin(), unique.end(), '.', '_');
       graph_.rename(node, unique);
     }

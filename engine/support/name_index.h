@@ -50,6 +50,19 @@ class NameIndex {
     return true;
   }
 
+  /// Indexes `item` under its name unless some item has that name already, which it then
+  /// returns (nullptr when `item` was indexed). One probe, for a store that adds a new entry or
+  /// updates the existing one.
+  T* insert_or_find(T* item) {
+    slots_.make_room();
+    std::string_view name = item->name();
+    size_t hash = hash_of(name);
+    size_t i = slots_.probe(hash, [&](const Slot& s) { return s.item->name() == name; });
+    if (slots_[i].occupied()) return slots_[i].item;
+    slots_.fill(i, {hash, item});
+    return nullptr;
+  }
+
   /// Makes room for one more entry, dropping the entries whose item is `stale` if the table
   /// is full (ProbeSlots::make_room(keep)).
   template <typename Stale>

@@ -5,6 +5,8 @@
 #include <random>
 #include <string>
 
+#include "engine/graph.h"
+
 using namespace graft;
 
 namespace {
@@ -95,4 +97,38 @@ TEST_CASE("a constant reference is followed only while it is current", "[engine]
   REQUIRE(store.find("w", before) != nullptr);
   CHECK(store.find("w", before)->f32()[0] == 7);
   CHECK(store.ref_of("w").stamp != before.stamp);
+}
+
+TEST_CASE("store_unless_read replaces an unread constant and leaves a read one",
+          "[engine][constants]") {
+  Graph g;
+  ConstantStore& store = g.constants();
+  store.set("bn.weight", tensor_of(1));
+  store.set("bn.bias", tensor_of(2));
+  Node* reader = g.add_get_attr("bias", "bn.bias");
+  const ConstantRef old_weight = store.ref_of("bn.weight");
+
+  // Absent: stored, and the reference returned is the store's current one.
+  ConstantRef fresh = store.store_unless_read("conv.weight", tensor_of(3));
+  CHECK(fresh.stamp == store.ref_of("conv.weight").stamp);
+  // Present and unread: replaced, as erase + set would — old references go stale.
+  ConstantRef replaced = store.store_unless_read("bn.weight", tensor_of(4));
+  REQUIRE(replaced.stamp != 0);
+  CHECK(replaced.stamp != old_weight.stamp);
+  CHECK(store.ref_of("bn.weight").stamp == replaced.stamp);
+  CHECK(store.find("bn.weight")->f32()[0] == 4);
+  // Present and read by a live get_attr: nothing stored, the tensor left to the caller.
+  ConstantTensor kept = tensor_of(5);
+  CHECK(store.store_unless_read("bn.bias", std::move(kept)).stamp == 0);
+  CHECK(kept.nbytes == sizeof(float));  // NOLINT(bugprone-use-after-move): not moved from
+  CHECK(store.find("bn.bias")->f32()[0] == 2);
+  CHECK(contents(store).size() == 3);
+
+  // A get_attr pointed at the new entry through the reference counts as its reader.
+  Node* folded = g.add_get_attr("folded", "conv.weight");
+  g.set_constant(folded, "bn.weight", replaced);
+  CHECK(store.readers("bn.weight") == 1);
+  CHECK(store.readers("conv.weight") == 0);
+  CHECK(g.constant(*folded)->f32()[0] == 4);
+  CHECK(g.constant(*reader)->f32()[0] == 2);
 }
