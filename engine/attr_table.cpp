@@ -35,43 +35,20 @@ uint64_t hash_attrs(const AttrList& attrs) {
   return finish(h);
 }
 
-AttrTable::Slot& AttrTable::slot_of(const AttrList& attrs, uint64_t h) {
-  if (2 * (lists_.size() + 1) > slots_.size()) {  // room for one more at most half full
-    std::vector<Slot> old = std::move(slots_);
-    slots_.assign(old.empty() ? 16 : 2 * old.size(), Slot{});
-    const size_t mask = slots_.size() - 1;
-    for (const Slot& s : old) {
-      if (s.list == nullptr) continue;
-      size_t i = s.hash & mask;
-      while (slots_[i].list != nullptr) i = (i + 1) & mask;
-      slots_[i] = s;
-    }
-  }
-  const size_t mask = slots_.size() - 1;
-  for (size_t i = h & mask;; i = (i + 1) & mask) {
-    Slot& s = slots_[i];
-    if (s.list == nullptr || (s.hash == h && attrs_identical(*s.list, attrs))) return s;
-  }
-}
-
-const AttrList* AttrTable::add(Slot& slot, uint64_t h, AttrList&& attrs) {
-  lists_.push_back(std::make_unique<const AttrList>(std::move(attrs)));
-  slot = {h, lists_.back().get()};
-  return slot.list;
-}
-
-const AttrList* AttrTable::intern(const AttrList& attrs) {
+template <typename List>
+const AttrList* AttrTable::intern_list(List&& attrs) {
   if (attrs.empty()) return &kNoAttrs;
-  const uint64_t h = hash_attrs(attrs);
-  Slot& slot = slot_of(attrs, h);
-  return slot.list != nullptr ? slot.list : add(slot, h, AttrList(attrs));
+  const size_t h = hash_attrs(attrs);
+  slots_.make_room();
+  const size_t i = slots_.probe(h, [&](const Slot& s) { return attrs_identical(*s.list, attrs); });
+  if (slots_[i].occupied()) return slots_[i].list;
+  lists_.push_back(std::make_unique<const AttrList>(std::forward<List>(attrs)));
+  slots_.fill(i, {h, lists_.back().get()});
+  return lists_.back().get();
 }
 
-const AttrList* AttrTable::intern(AttrList&& attrs) {
-  if (attrs.empty()) return &kNoAttrs;
-  const uint64_t h = hash_attrs(attrs);
-  Slot& slot = slot_of(attrs, h);
-  return slot.list != nullptr ? slot.list : add(slot, h, std::move(attrs));
-}
+const AttrList* AttrTable::intern(const AttrList& attrs) { return intern_list(attrs); }
+
+const AttrList* AttrTable::intern(AttrList&& attrs) { return intern_list(std::move(attrs)); }
 
 }  // namespace graft

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "engine/attr.h"
+#include "engine/support/probe_slots.h"
 
 namespace graft {
 
@@ -46,15 +47,16 @@ class AttrTable {
 
  private:
   struct Slot {
-    uint64_t hash = 0;
+    size_t hash = 0;
     const AttrList* list = nullptr;  // nullptr: empty slot
+    bool occupied() const { return list != nullptr; }
   };
-  /// The slot holding a list identical to `attrs` (hash `h`), or the empty slot where it goes.
-  Slot& slot_of(const AttrList& attrs, uint64_t h);
-  const AttrList* add(Slot& slot, uint64_t h, AttrList&& attrs);
+  /// Both intern()s: `List` is const AttrList& (copied when new) or AttrList (moved).
+  template <typename List>
+  const AttrList* intern_list(List&& attrs);
 
   std::vector<std::unique_ptr<const AttrList>> lists_;
-  std::vector<Slot> slots_;  // open addressing, linear probing, a power of two, at most half full
+  ProbeSlots<Slot> slots_;  // the lists by hash_attrs
 };
 
 /// A hash of `attrs` consistent with attrs_identical.

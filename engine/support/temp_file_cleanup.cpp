@@ -85,27 +85,34 @@ class SignalsBlocked {
   sigset_t previous_;
 };
 
-}  // namespace
-
-TempFileCleanup::TempFileCleanup(const std::string& path) {
-  if (path.size() >= kMaxPath) return;
+/// Publishes `path` in a free slot; -1 when the table is full or the path too long.
+int claim_slot(const std::string& path) {
+  if (path.size() >= kMaxPath) return -1;
   for (int i = 0; i < kSlots; ++i) {
     int expected = kFree;
     if (!g_slots[i].state.compare_exchange_strong(expected, kWriting)) continue;
     g_slots[i].owner = ::getpid();
     std::memcpy(g_slots[i].path, path.c_str(), path.size() + 1);
     g_slots[i].state.store(kActive, std::memory_order_release);
-    slot_ = i;
-    install_handlers();
-    return;
+    return i;
   }
+  return -1;
+}
+
+}  // namespace
+
+TempFileCleanup::TempFileCleanup(const std::string& path) : slot_(claim_slot(path)) {
+  if (slot_ >= 0) install_handlers();
 }
 
 int TempFileCleanup::make_temp(std::string& path_template, TempFileCleanup* cleanup) {
   SignalsBlocked blocked;
   install_handlers();
   int fd = ::mkstemp(path_template.data());
-  if (fd >= 0) *cleanup = TempFileCleanup(path_template);
+  if (fd >= 0) {
+    cleanup->release();
+    cleanup->slot_ = claim_slot(path_template);  // the handlers are in place already
+  }
   return fd;  // errno from mkstemp: unblocking the signals succeeds and leaves it as it is
 }
 
