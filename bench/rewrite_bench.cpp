@@ -106,7 +106,7 @@ Node* add_constant(Graph& g, const std::string& target, const ConstantTensor& sh
   std::string name = target;
   std::replace(name.begin(), name.end(), '.', '_');
   Node* n = g.add_get_attr(name, target);
-  n->meta().type = shared.type();
+  n->meta().set_type(shared.type());
   return n;
 }
 
@@ -116,7 +116,7 @@ Node* add_op(Graph& g, const OpSchema& schema, std::vector<Input> inputs,
   std::string error;
   std::optional<TensorType> type = infer_node_type(*n, &error);
   if (!type) throw std::runtime_error(schema.name + ": " + error);
-  n->meta().type = type;
+  n->meta().set_type(type);
   return n;
 }
 

@@ -329,7 +329,7 @@ class GraphBuilder {
       fail(range, "'" + schema.name + "' rejects its inputs: " + err);
       return std::nullopt;
     }
-    node->meta().type = *type;
+    node->meta().set_type(*type);
     return Input::of(node);
   }
 

@@ -102,7 +102,7 @@ Node* Graph::create_unnamed(NodeKind kind, std::string target) {
 Node* Graph::add_placeholder(std::string_view name, std::optional<TensorType> type) {
   Node* node = create(NodeKind::kPlaceholder, name, std::string(name));
   node->target_ = node->name_;
-  node->meta_.type = std::move(type);
+  node->meta_.set_type(type);
   link_before(node, insert_before_ ? insert_before_ : output_);
   return node;
 }
@@ -110,14 +110,14 @@ Node* Graph::add_placeholder(std::string_view name, std::optional<TensorType> ty
 Node* Graph::add_get_attr(std::string_view name, std::string_view target) {
   Node* node = create(NodeKind::kGetAttr, name, std::string());
   point_at_constant(node, target);
-  if (const ConstantTensor* t = constant(*node)) node->meta_.type = t->type();
+  if (const ConstantTensor* t = constant(*node)) node->meta_.set_type(t->type());
   link_before(node, insert_before_ ? insert_before_ : output_);
   return node;
 }
 
-Node* Graph::add_unnamed_get_attr(TensorType type) {
+Node* Graph::add_unnamed_get_attr(const TensorType* type) {
   Node* node = create_unnamed(NodeKind::kGetAttr, std::string());
-  node->meta_.type = std::move(type);
+  node->meta_.type = type;
   link_before(node, insert_before_ ? insert_before_ : output_);
   return node;
 }
@@ -204,20 +204,19 @@ void Graph::reset_detached_call(DetachedCall& call, const OpSchema& schema,
   node.attrs_ = attrs;
 }
 
-std::unique_ptr<Node> Graph::make_detached_constant(TensorType type) {
+std::unique_ptr<Node> Graph::make_detached_constant(const TensorType* type) {
   auto node = std::make_unique<Node>();
-  std::optional<TensorType> t = std::move(type);
-  reset_detached_constant(*node, t);
+  reset_detached_constant(*node, type);
   return node;
 }
 
-void Graph::reset_detached_constant(Node& node, std::optional<TensorType>& type) {
+void Graph::reset_detached_constant(Node& node, const TensorType* type) {
   GRAFT_CHECK(node.prev_ == nullptr && node.next_ == nullptr) << "reset of a graph node";
   node.kind_ = NodeKind::kGetAttr;
   node.schema_ = nullptr;
   node.inputs_.assign({});
   node.attrs_ = &kNoAttrs;
-  node.meta_.type.swap(type);
+  node.meta_.type = type;
 }
 
 // ** list maintenance **
@@ -511,7 +510,7 @@ std::unique_ptr<Graph> Graph::clone(std::vector<Node*>* mapping) const {
     Node* c = nullptr;
     switch (n->kind_) {
       case NodeKind::kPlaceholder:
-        c = copy->add_placeholder(n->name_, n->meta_.type);
+        c = copy->add_placeholder(n->name_, std::nullopt);  // meta_ is copied below
         break;
       case NodeKind::kGetAttr:
         c = copy->add_get_attr(n->name_, n->target_);

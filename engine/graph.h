@@ -62,8 +62,11 @@ static_assert(sizeof(Input) == 3 * sizeof(void*), "Input's kind should fit the s
 /// Per-node metadata (fx's node.meta): the inferred or declared type, and where a node came
 /// from (the rule and source line that created it).
 struct NodeMeta {
-  std::optional<TensorType> type;
+  const TensorType* type = nullptr;  // unique_type()'s copy; nullptr while unknown
   SharedString provenance;  // "fuse_conv_bn (std/fusion.rules:12)"; empty for original nodes
+
+  void set_type(const TensorType& t) { type = unique_type(t); }
+  void set_type(const std::optional<TensorType>& t) { type = t ? unique_type(*t) : nullptr; }
 };
 
 class Node {
@@ -96,7 +99,8 @@ class Node {
 
   NodeMeta& meta() { return meta_; }
   const NodeMeta& meta() const { return meta_; }
-  const std::optional<TensorType>& type() const { return meta_.type; }
+  /// The node's type (uniqued: equal types are the same object); nullptr while unknown.
+  const TensorType* type() const { return meta_.type; }
 
   Node* next() const { return next_; }
   Node* prev() const { return prev_; }
@@ -197,7 +201,7 @@ class Graph {
   /// `attrs` is copied only when the graph has no identical list yet (AttrTable).
   Node* add_unnamed_call(const OpSchema& schema, const std::vector<Input>& inputs,
                          const AttrList& attrs);
-  Node* add_unnamed_get_attr(TensorType type);
+  Node* add_unnamed_get_attr(const TensorType* type);
   /// Creates or replaces the output node, always last.
   Node* set_output(const std::vector<Input>& outputs);
   /// The graph's copy of `attrs` (AttrTable::intern), for add_interned_call: a caller that
@@ -214,21 +218,21 @@ class Graph {
   /// constant expressions without touching a graph (the rewrite driver's folding).
   static DetachedCall make_detached_call(const OpSchema& schema, const std::vector<Input>& inputs,
                                          AttrList attrs);
-  /// A detached get_attr node of type `type` standing for a constant not (yet) in a graph.
-  static std::unique_ptr<Node> make_detached_constant(TensorType type);
+  /// A detached get_attr node of type `type` (unique_type()'s) standing for a constant not
+  /// (yet) in a graph.
+  static std::unique_ptr<Node> make_detached_constant(const TensorType* type);
   /// Turn a detached call or constant (from the two above, or an empty DetachedCall) into
   /// another one, reusing its storage: the rewrite driver folds a handful of ops per match,
-  /// millions per run. `attrs` and `type` are swapped in: the caller gets back the call's own
-  /// previous list (which it last read unless the overload below pointed it elsewhere since)
-  /// and the constant's previous type, to refill without allocating. A reset call keeps its
-  /// previous type's storage for the caller to infer the new type into (stale until then).
+  /// millions per run. `attrs` is swapped in: the caller gets back the call's own previous
+  /// list (which it last read unless the overload below pointed it elsewhere since), to refill
+  /// without allocating. A reset call keeps its previous type until the caller infers one.
   static void reset_detached_call(DetachedCall& call, const OpSchema& schema,
                                   const std::vector<Input>& inputs, AttrList& attrs);
   /// As above, but the node reads `*attrs` where it is (a list a graph interned, say), which
   /// must stay unchanged while the node is used.
   static void reset_detached_call(DetachedCall& call, const OpSchema& schema,
                                   const std::vector<Input>& inputs, const AttrList* attrs);
-  static void reset_detached_constant(Node& node, std::optional<TensorType>& type);
+  static void reset_detached_constant(Node& node, const TensorType* type);
 
   void set_insert_point(Node* before) { insert_before_ = before; }
   Node* insert_point() const { return insert_before_; }

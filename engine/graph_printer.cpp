@@ -136,7 +136,7 @@ std::string format_node_call(const Node& node) {
 
 std::string format_graph_table(const Graph& g) {
   bool any_type = false;
-  for (const Node* n : g.nodes()) any_type = any_type || n->type().has_value();
+  for (const Node* n : g.nodes()) any_type = any_type || n->type() != nullptr;
   std::vector<std::vector<std::string>> rows;
   rows.push_back({"opcode", "name", "target", "args", "kwargs"});
   if (any_type) rows[0].push_back("type");

@@ -731,7 +731,7 @@ class ModelLoader {
       error(path, node->target() + "(): " + err);
       return;
     }
-    node->meta().type = type;
+    node->meta().set_type(type);
     if (!n.contains("meta")) return;
     std::optional<TensorType> declared =
         parse_meta(n["meta"], path + "/meta", false, /*allow_unknown=*/true);

@@ -730,9 +730,8 @@ class Driver {
     bool done = memo.prepared != nullptr && memo.prepared_for == memo.type.generation() &&
                 memo.type.same_as_last(*op.schema, op_inputs_, attrs) &&
                 memo.prepared->run(operands, &value);
-    if (done) {
-      fold_type_ = memo.type.result();  // into the engaged optional's storage
-    } else {
+    const TensorType* type = memo.type.result();
+    if (!done) {
       Graph::reset_detached_call(fold_call_, *op.schema, op_inputs_, &attrs);
       Node* call = fold_call_.get();
       std::string err;
@@ -748,18 +747,16 @@ class Driver {
         if (!folded) return error("cannot fold " + op.schema->name + ": " + err);
         value = std::move(*folded);
       }
-      std::swap(fold_type_, call->meta().type);
+      type = call->type();
     }
     // Entries of earlier matches are reused: their nodes keep their storage.
     if (folded_count_ == folded_.size()) folded_.emplace_back();
     Folded& f = folded_[folded_count_++];
-    // The type moves on to the constant standing for the value, and the constant's previous
-    // type comes back as storage for the next fold's.
     if (f.node == nullptr) {
-      f.node = Graph::make_detached_constant(std::move(*fold_type_));
+      f.node = Graph::make_detached_constant(type);
       folded_nodes_.push_back(f.node.get());
     } else {
-      Graph::reset_detached_constant(*f.node, fold_type_);
+      Graph::reset_detached_constant(*f.node, type);
     }
     std::swap(f.value, value);
     f.materialized = nullptr;
@@ -772,7 +769,7 @@ class Driver {
   Node* materialize(Folded& f, std::string target, Node* before, std::vector<Node*>* created) {
     Node* saved = graph_.insert_point();
     graph_.set_insert_point(before);
-    Node* node = graph_.add_unnamed_get_attr(*f.node->type());
+    Node* node = graph_.add_unnamed_get_attr(f.node->type());
     graph_.set_insert_point(saved);
     created->push_back(node);
     f.materialized = node;
@@ -863,7 +860,6 @@ class Driver {
   std::vector<const Node*> folded_nodes_;  // folded_[i].node, scanned by folded_of
   DetachedCall fold_call_;                 // the detached op being folded, reused
   std::vector<const ConstantTensor*> fold_operands_;  // its operands' values, reused
-  std::optional<TensorType> fold_type_;   // the folded value's type, on its way to its constant
   ConstantTensor fold_value_;             // the folded value, on its way to its Folded entry
   std::vector<SharedString> provenance_;  // by rule, see provenance_of
   std::vector<std::vector<OpMemo>> op_memos_;  // by rule and replacement op, see op_memo

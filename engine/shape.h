@@ -38,6 +38,17 @@ struct TensorType {
   bool operator==(const TensorType&) const = default;
 };
 
+/// The process's one copy of `type`: equal types are the same object, as MLIR uniques its
+/// types in a context. A node's type is such a pointer (NodeMeta::type), so a node carries
+/// one word instead of a shape vector, copying a type allocates nothing, and two types are
+/// compared by address — the rewrite driver compares the operand types of every op it builds
+/// with those of the op's last inference (engine/type_memo.h). Thread-safe. The copies are
+/// never freed, as symbolic dims are not: a process holds as many as the distinct types of
+/// the models it has seen (a few hundred per model, ~100 bytes each).
+const TensorType* unique_type(const TensorType& type);
+/// How many distinct types unique_type() holds (tests).
+size_t unique_type_count();
+
 /// The largest tensor graft accepts, in bytes (256 TiB): far beyond any machine, and small
 /// enough that byte counts, strides and offsets never overflow int64 anywhere downstream.
 inline constexpr int64_t kMaxTensorBytes = int64_t{1} << 48;

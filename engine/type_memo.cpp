@@ -4,9 +4,9 @@
 
 namespace graft {
 
-bool TypeMemo::infer(const Node& node, std::optional<TensorType>* type, std::string* error) {
+bool TypeMemo::infer(const Node& node, const TensorType** type, std::string* error) {
   if (same_as_last(node)) {
-    *type = result_;  // assigns into an engaged optional's vector: no allocation
+    *type = result_;
     ++hits_;
     return true;
   }
@@ -16,8 +16,8 @@ bool TypeMemo::infer(const Node& node, std::optional<TensorType>* type, std::str
     ++generation_;
     return false;
   }
-  remember(node, *inferred);
-  *type = std::move(inferred);
+  *type = unique_type(*inferred);
+  remember(node, *type);
   return true;
 }
 
@@ -40,15 +40,14 @@ bool TypeMemo::same_as_last(const OpSchema& schema, std::span<const Input> input
   return attrs_identical(attrs, attrs_);
 }
 
-void TypeMemo::remember(const Node& node, const TensorType& result) {
+void TypeMemo::remember(const Node& node, const TensorType* result) {
   schema_ = node.schema();
   operands_.resize(node.inputs().size());
   for (size_t i = 0; i < operands_.size(); ++i) {
     const Input& in = node.input(i);
     Operand& last = operands_[i];
     last.kind = in.kind;
-    last.type.reset();
-    if (in.is_node()) last.type = in.node->type();
+    last.type = in.is_node() ? in.node->type() : nullptr;
     last.scalar = in.is_scalar() ? in.scalar : Scalar{};
   }
   attrs_.assign(node.attrs().begin(), node.attrs().end());

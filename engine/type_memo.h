@@ -4,8 +4,9 @@
 // the conv-bn fold infers the types of ten ops (nine folded, one conv) at every block, and a
 // block almost always has the previous block's shapes. Shape functions are pure in the
 // operands' types, their scalar literals and the attributes (engine/op_schema.h: InferFn), so
-// when all of those equal the last inference's, so does the result, and the driver copies it
+// when all of those equal the last inference's, so does the result, and the driver takes it
 // instead of inferring again (which allocates the shape vectors of every intermediate step).
+// Types are uniqued (unique_type), so the operand types are compared by address.
 #pragma once
 
 #include <cstdint>
@@ -20,17 +21,17 @@ namespace graft {
 
 class TypeMemo {
  public:
-  /// Sets `*type` to the type of call node `node` and returns true; returns false with
-  /// `*error` set when shape inference rejects the node. A successful inference is
-  /// remembered for the next call.
-  bool infer(const Node& node, std::optional<TensorType>* type, std::string* error);
+  /// Sets `*type` to the type of call node `node` (unique_type()'s copy) and returns true;
+  /// returns false with `*error` set when shape inference rejects the node. A successful
+  /// inference is remembered for the next call.
+  bool infer(const Node& node, const TensorType** type, std::string* error);
   /// How many calls the memo answered without inferring.
   size_t hits() const { return hits_; }
   /// True if a call of `schema` on `inputs` with `attrs` is what the last inference was for;
   /// its type is then result().
   bool same_as_last(const OpSchema& schema, std::span<const Input> inputs,
                     const std::vector<AttrValue>& attrs) const;
-  const TensorType& result() const { return result_; }
+  const TensorType* result() const { return result_; }
   /// Changes whenever the memo remembers another inference (or forgets one): what a caller
   /// derived from the last one (a prepared fold) is stale once this differs.
   uint64_t generation() const { return generation_; }
@@ -38,17 +39,17 @@ class TypeMemo {
  private:
   struct Operand {
     Input::Kind kind = Input::Kind::kNone;
-    std::optional<TensorType> type;  // a node operand's type
+    const TensorType* type = nullptr;  // a node operand's type
     Scalar scalar;                   // a literal
   };
   bool same_as_last(const Node& node) const;
-  void remember(const Node& node, const TensorType& result);
+  void remember(const Node& node, const TensorType* result);
 
   bool valid_ = false;
   const OpSchema* schema_ = nullptr;
   std::vector<Operand> operands_;
   std::vector<AttrValue> attrs_;
-  TensorType result_;
+  const TensorType* result_ = nullptr;
   size_t hits_ = 0;
   uint64_t generation_ = 0;
 };

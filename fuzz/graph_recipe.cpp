@@ -157,7 +157,7 @@ class Builder {
     std::string error;
     std::optional<TensorType> t = infer_node_type(*n, &error);
     if (!t) return nullptr;
-    n->meta().type = std::move(*t);
+    n->meta().set_type(std::move(*t));
     return n;
   }
 

@@ -92,7 +92,7 @@ class Concretizer {
         d = it->second;
       }
     }
-    p.meta().type = type;
+    p.meta().set_type(type);
     return true;
   }
 
@@ -101,7 +101,7 @@ class Concretizer {
     if (c == nullptr) {
       return fail("node '" + n.name() + "' refers to the missing constant '" + n.target() + "'");
     }
-    n.meta().type = c->type();
+    n.meta().set_type(c->type());
     return true;
   }
 
@@ -115,7 +115,7 @@ class Concretizer {
       return fail("node '" + n.name() + "' (" + n.target() + ") has the non-concrete shape " +
                   shape_to_string(type->shape) + " after binding the input shapes");
     }
-    n.meta().type = std::move(type);
+    n.meta().set_type(std::move(type));
     return true;
   }
 

@@ -35,7 +35,7 @@ struct ConvGraph {
     conv = call(g, "conv2d", {Input::of(x), Input::of(w), Input::none()}, "conv1");
     g.set_attr(conv, "stride", std::vector<int64_t>{2, 2});
     g.set_attr(conv, "padding", std::vector<int64_t>{1, 1});
-    conv->meta().type = f32({dim_symbol("N"), 4, 4, 4});
+    conv->meta().set_type(f32({dim_symbol("N"), 4, 4, 4}));
     relu = call(g, "relu", {Input::of(conv)});
     mul = call(g, "mul", {Input::of(relu), Input::of(Scalar{0.5, false})});
     add = call(g, "add", {Input::of(relu), Input::of(mul)});

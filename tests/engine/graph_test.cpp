@@ -282,7 +282,7 @@ TEST_CASE("unnamed nodes are invisible to find until renamed, and take a dead no
   CHECK(g.rename(fresh, "act") == "act");  // the dead node's name is free
   CHECK(g.find("act") == fresh);
 
-  Node* c = g.add_unnamed_get_attr(f32({4}));
+  Node* c = g.add_unnamed_get_attr(unique_type(f32({4})));
   CHECK(c->name().empty());
   {
     DiagnosticEngine diags;

@@ -99,7 +99,7 @@ class GraphGen {
     std::string err;
     std::optional<TensorType> type = infer_node_type(*node, &err);
     if (!type) throw GeneratorBug(name + " rejects its inputs: " + err);
-    node->meta().type = std::move(type);
+    node->meta().set_type(std::move(type));
     return node;
   }
 

@@ -47,7 +47,7 @@ class FoldCall {
         continue;
       }
       Node* n = graph_.add_get_attr("c" + std::to_string(i), "c" + std::to_string(i));
-      n->meta().type = args_[i].tensor->type();
+      n->meta().set_type(args_[i].tensor->type());
       inputs.push_back(Input::of(n));
       operands_.push_back(i < missing.size() && missing[i] ? nullptr : &*args_[i].tensor);
     }
@@ -64,7 +64,7 @@ class FoldCall {
       INFO(error);
       REQUIRE(type);
     }
-    node_->meta().type = type;
+    node_->meta().set_type(type);
   }
 
   /// The folder's answer: the tensor, or the error it reported.

@@ -17,7 +17,7 @@ Node* GraphBuilder::constant(const std::string& name, Shape shape, uint64_t seed
   std::vector<float> values(t.f32(), t.f32() + t.numel());
   graph_->constants().set(name, ConstantTensor::from_floats(shape, values));
   Node* n = graph_->add_get_attr(name, name);
-  n->meta().type = TensorType{DType::kFloat32, std::move(shape)};
+  n->meta().set_type(TensorType{DType::kFloat32, std::move(shape)});
   return n;
 }
 

@@ -127,7 +127,7 @@ TEST_CASE("reference and runtime match PyTorch op by op", "[runtime][torch]") {
       if (c["inputs"][j].value("const", false)) {
         b.graph().constants().set(name, ConstantTensor::from_floats(t->shape(), std::vector<float>(t->f32(), t->f32() + t->numel())));
         Node* n = b.graph().add_get_attr(name, name);
-        n->meta().type = TensorType{DType::kFloat32, t->shape()};
+        n->meta().set_type(TensorType{DType::kFloat32, t->shape()});
         inputs.push_back(in(n));
       } else {
         inputs.push_back(in(b.input(name, t->shape())));
