@@ -16,11 +16,15 @@ uint64_t next_stamp() {
 
 }  // namespace
 
+const TensorType* ConstantTensor::scalar_f32() {
+  static const TensorType* const type = unique_type({DType::kFloat32, {}});
+  return type;
+}
+
 ConstantTensor ConstantTensor::owned(DType dtype, Shape shape, std::vector<std::byte> bytes) {
   auto buffer = std::make_shared<std::vector<std::byte>>(std::move(bytes));
   ConstantTensor t;
-  t.dtype = dtype;
-  t.shape = std::move(shape);
+  t.set_type({dtype, std::move(shape)});
   t.data = buffer->data();
   t.nbytes = buffer->size();
   t.owner = std::move(buffer);

@@ -17,18 +17,27 @@
 namespace graft {
 
 struct ConstantTensor {
-  DType dtype = DType::kFloat32;
-  Shape shape;                        // concrete
   const std::byte* data = nullptr;    // little-endian, row-major, dtype_size(dtype) * count
   size_t nbytes = 0;
   std::shared_ptr<const void> owner;  // the mmapped file or an owned buffer
 
-  TensorType type() const { return {dtype, shape}; }
-  int64_t numel() const { return nbytes / dtype_size(dtype); }
+  /// The tensor's type (concrete), unique_type()'s copy: `&a.type() == &b.type()` iff the
+  /// types are equal, so a check that a tensor has an expected type is one comparison, and
+  /// a tensor's handle carries no shape vector of its own. float32[] until set_type().
+  const TensorType& type() const { return *type_; }
+  DType dtype() const { return type_->dtype; }
+  const Shape& shape() const { return type_->shape; }
+  void set_type(const TensorType& type) { type_ = unique_type(type); }
+  void set_type(const TensorType* uniqued) { type_ = uniqued; }
+  int64_t numel() const { return nbytes / dtype_size(dtype()); }
   const float* f32() const { return reinterpret_cast<const float*>(data); }
   /// A tensor that owns a copy of `bytes`.
   static ConstantTensor owned(DType dtype, Shape shape, std::vector<std::byte> bytes);
   static ConstantTensor from_floats(Shape shape, const std::vector<float>& values);
+
+ private:
+  static const TensorType* scalar_f32();
+  const TensorType* type_ = scalar_f32();
 };
 
 /// Where a named constant sits in a ConstantStore, remembered by its get_attr node so that

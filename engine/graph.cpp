@@ -110,7 +110,7 @@ Node* Graph::add_placeholder(std::string_view name, std::optional<TensorType> ty
 Node* Graph::add_get_attr(std::string_view name, std::string_view target) {
   Node* node = create(NodeKind::kGetAttr, name, std::string());
   point_at_constant(node, target);
-  if (const ConstantTensor* t = constant(*node)) node->meta_.set_type(t->type());
+  if (const ConstantTensor* t = constant(*node)) node->meta_.type = &t->type();  // uniqued
   link_before(node, insert_before_ ? insert_before_ : output_);
   return node;
 }

@@ -424,8 +424,7 @@ std::optional<SafetensorsFile> parse_safetensors(const std::byte* data, size_t s
     // `data` may be unaligned for its type: consumers memcpy the bytes out rather than
     // dereferencing ConstantTensor::f32() on data they did not allocate.
     ConstantTensor t;
-    t.dtype = e.dtype;
-    t.shape = std::move(e.shape);
+    t.set_type({e.dtype, std::move(e.shape)});
     t.data = data_start + e.begin;
     t.nbytes = static_cast<size_t>(e.end - e.begin);
     // Aliasing constructor: shares ownership of the whole buffer, but get() is this tensor's
@@ -445,10 +444,10 @@ std::string serialize_safetensors(const std::map<std::string, ConstantTensor>& t
   for (const auto& [name, t] : tensors) {
     // A tensor with this name would be read back as the metadata block.
     GRAFT_CHECK(name != kMetadataKey) << "a tensor cannot be named '" << kMetadataKey << "'";
-    GRAFT_DCHECK(t.nbytes % dtype_size(t.dtype) == 0 && element_count(t.shape) == t.numel())
+    GRAFT_DCHECK(t.nbytes % dtype_size(t.dtype()) == 0 && element_count(t.shape()) == t.numel())
         << "tensor '" << name << "' has " << t.nbytes << " bytes for " << type_to_string(t.type());
-    header[name] = {{"dtype", dtype_safetensors_name(t.dtype)},
-                    {"shape", t.shape},
+    header[name] = {{"dtype", dtype_safetensors_name(t.dtype())},
+                    {"shape", t.shape()},
                     {"data_offsets", json::array({offset, offset + t.nbytes})}};
     offset += t.nbytes;
   }

@@ -26,8 +26,8 @@ std::optional<SafetensorsFile> parse(const std::string& bytes, DiagnosticEngine&
 
 void check_tensors(const SafetensorsFile& file) {
   for (const auto& [name, t] : file.tensors) {
-    std::optional<int64_t> count = graft::element_count(t.shape);
-    if (!count || static_cast<uint64_t>(*count) * graft::dtype_size(t.dtype) != t.nbytes) {
+    std::optional<int64_t> count = graft::element_count(t.shape());
+    if (!count || static_cast<uint64_t>(*count) * graft::dtype_size(t.dtype()) != t.nbytes) {
       fail("safetensors: tensor size", "tensor '" + name + "' has " + std::to_string(t.nbytes) +
                                            " bytes for " + graft::type_to_string(t.type()));
     }

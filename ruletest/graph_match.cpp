@@ -55,7 +55,7 @@ double element(const ConstantTensor& t, int64_t i) {
     std::memcpy(&v, t.data + i * sizeof v, sizeof v);
     return static_cast<double>(v);
   };
-  switch (t.dtype) {
+  switch (t.dtype()) {
     case DType::kFloat32:
       return get(float{});
     case DType::kFloat64:
@@ -205,7 +205,7 @@ class Walker {
       return;
     }
     if (options_.any_constants.count(e.target()) > 0) return;
-    bool floating = te->dtype == DType::kFloat32 || te->dtype == DType::kFloat64;
+    bool floating = te->dtype() == DType::kFloat32 || te->dtype() == DType::kFloat64;
     for (int64_t i = 0; i < te->numel(); ++i) {
       double x = element(*ta, i);
       double y = element(*te, i);

@@ -176,7 +176,7 @@ int Compiler::value_of(const Node& producer) {
   const ConstantTensor* c = graph_->constant(producer);
   runtime_constants_.insert(producer.target());
   Buffer b{Buffer::Kind::kConstant, c->nbytes, -1, const_cast<std::byte*>(c->data)};
-  v = new_value(plain_md(c->shape), new_buffer(b));
+  v = new_value(plain_md(c->shape()), new_buffer(b));
   return v;
 }
 

@@ -19,20 +19,20 @@ bool is_relabelling(std::string_view op) {
 /// reshape(scale, [-1, 1, 1, 1]) prepared: the operand's bytes under the result's shape.
 class PreparedRelabel final : public PreparedFold {
  public:
-  PreparedRelabel(TensorType type, int64_t numel) : type_(std::move(type)), numel_(numel) {}
+  PreparedRelabel(const TensorType* type, int64_t numel) : type_(type), numel_(numel) {}
   bool run(const std::vector<const ConstantTensor*>& operands,
            ConstantTensor* result) const override {
-    if (operands.empty() || operands[0] == nullptr || operands[0]->dtype != type_.dtype ||
+    if (operands.empty() || operands[0] == nullptr || operands[0]->dtype() != type_->dtype ||
         operands[0]->numel() != numel_) {
       return false;
     }
     *result = *operands[0];
-    result->shape = type_.shape;
+    result->set_type(type_);
     return true;
   }
 
  private:
-  TensorType type_;
+  const TensorType* type_;  // uniqued
   int64_t numel_;
 };
 
@@ -41,7 +41,7 @@ std::unique_ptr<PreparedFold> prepare(const Node& node) {
   if (is_relabelling(node.target())) {
     std::optional<int64_t> numel = element_count(node.type()->shape);
     if (!numel) return nullptr;
-    return std::make_unique<PreparedRelabel>(*node.type(), *numel);
+    return std::make_unique<PreparedRelabel>(node.type(), *numel);
   }
   return prepare_elementwise(node);
 }
@@ -63,7 +63,7 @@ ConstantFolder reference_constant_folder(FoldPath path) {
     if (is_relabelling(node.target())) {
       if (std::optional<int64_t> numel = element_count(node.type()->shape)) {
         ConstantTensor view;
-        if (PreparedRelabel(*node.type(), *numel).run(operands, &view)) return view;
+        if (PreparedRelabel(node.type(), *numel).run(operands, &view)) return view;
       }
     }
     // The add / rsqrt / mul / sub of every batch-norm fold, on [8]-element tensors, computed
@@ -85,17 +85,18 @@ ConstantFolder reference_constant_folder(FoldPath path) {
       if (in.is_scalar()) {
         refs[i].scalar = in.scalar.value;
       } else if (operands[i] != nullptr) {
-        if (operands[i]->dtype != DType::kFloat32) {
-          *error = std::string("folding ") + dtype_name(operands[i]->dtype) +
+        if (operands[i]->dtype() != DType::kFloat32) {
+          *error = std::string("folding ") + dtype_name(operands[i]->dtype()) +
                    " constants is not implemented (float32 only)";
           return std::nullopt;
         }
         const std::byte* data = operands[i]->data;
         if (reinterpret_cast<uintptr_t>(data) % alignof(float) == 0) {
           // The kernels only read their operands: the const_cast never leads to a write.
-          tensors[i] = Tensor::borrow(DType::kFloat32, operands[i]->shape, const_cast<std::byte*>(data));
+          tensors[i] =
+              Tensor::borrow(DType::kFloat32, operands[i]->shape(), const_cast<std::byte*>(data));
         } else {
-          tensors[i] = Tensor::zeros(DType::kFloat32, operands[i]->shape);
+          tensors[i] = Tensor::zeros(DType::kFloat32, operands[i]->shape());
           if (operands[i]->nbytes > 0) std::memcpy(tensors[i].data(), data, operands[i]->nbytes);
         }
         refs[i].tensor = &tensors[i];
@@ -109,8 +110,7 @@ ConstantFolder reference_constant_folder(FoldPath path) {
     if (!reference_op(node, refs, out, error)) return std::nullopt;
     // The result keeps the kernel's buffer: no copy.
     ConstantTensor result;
-    result.dtype = DType::kFloat32;
-    result.shape = out.shape();
+    result.set_type(node.type());  // the out tensor's type: made from it above
     result.data = static_cast<const std::byte*>(out.data());
     result.nbytes = out.nbytes();
     result.owner = out.owner();

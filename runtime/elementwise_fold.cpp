@@ -254,11 +254,12 @@ void map_walk(At at, const float* a, const float* b, const Walk& w, int64_t tota
 // ** the prepared fold **
 
 /// An input as prepared for: a literal (its value, which the reference rounds to float before
-/// computing in double), or a float32 tensor of `shape`.
+/// computing in double), or a tensor of `type` (float32; uniqued, so a tensor is checked
+/// against it with one comparison).
 struct Expected {
   bool scalar = false;
   float value = 0;
-  Shape shape;
+  const TensorType* type = nullptr;
   int64_t numel = 1;
 };
 
@@ -276,8 +277,8 @@ class PreparedElementwise final : public PreparedFold {
     if (entry == nullptr || !node.type() || node.type()->dtype != DType::kFloat32)
       return std::nullopt;
     PreparedElementwise p;
-    p.type_ = *node.type();
-    const Shape& out = p.type_.shape;
+    p.type_ = node.type();
+    const Shape& out = p.type_->shape;
     std::optional<int64_t> total = element_count(out);
     if (out.size() > kMaxRank || !total ||
         *total > std::numeric_limits<int64_t>::max() / static_cast<int64_t>(sizeof(float))) {
@@ -301,7 +302,7 @@ class PreparedElementwise final : public PreparedFold {
       }
       std::optional<int64_t> n = element_count(in.node->type()->shape);
       if (!n) return std::nullopt;
-      e.shape = in.node->type()->shape;
+      e.type = in.node->type();
       e.numel = *n;
     }
     // unary() reads a tensor of the result's size, element for element.
@@ -334,7 +335,7 @@ class PreparedElementwise final : public PreparedFold {
       }
       // The tensor must be what was prepared for (the generic path copies misaligned ones).
       const ConstantTensor* t = operands[i];
-      if (t == nullptr || t->dtype != DType::kFloat32 || t->shape != e.shape ||
+      if (t == nullptr || &t->type() != e.type ||
           t->nbytes != static_cast<size_t>(e.numel) * sizeof(float) ||
           reinterpret_cast<uintptr_t>(t->data) % alignof(float) != 0) {
         return false;
@@ -348,7 +349,7 @@ class PreparedElementwise final : public PreparedFold {
     const size_t nbytes = static_cast<size_t>(total_) * sizeof(float);
     thread_local BufferArena arena;
     std::shared_ptr<void> buffer =
-        arena.allocate(nbytes, [&] { return "a tensor of " + type_to_string(type_); });
+        arena.allocate(nbytes, [&] { return "a tensor of " + type_to_string(*type_); });
     auto* out = static_cast<float*>(buffer.get());
     if (total_ > 0) {
       if (binary_) {
@@ -369,8 +370,7 @@ class PreparedElementwise final : public PreparedFold {
                    [&](auto fn) { map_unary(data[0], out, total_, fn); });
       }
     }
-    result->dtype = DType::kFloat32;
-    result->shape = type_.shape;  // into the result's vector: no allocation when it has room
+    result->set_type(type_);
     result->data = static_cast<const std::byte*>(buffer.get());
     result->nbytes = nbytes;
     result->owner = std::move(buffer);
@@ -381,10 +381,10 @@ class PreparedElementwise final : public PreparedFold {
   /// Input `i` as the kernels read it, its values at `data`.
   Operand operand(size_t i, const float* data) const {
     const Expected& e = in_[i];
-    return e.scalar ? Operand{data, nullptr, 1} : Operand{data, &e.shape, e.numel};
+    return e.scalar ? Operand{data, nullptr, 1} : Operand{data, &e.type->shape, e.numel};
   }
 
-  TensorType type_;  // the result's
+  const TensorType* type_ = nullptr;  // the result's (uniqued)
   int64_t total_ = 0;
   bool binary_ = false;
   bool one_row_ = true;

@@ -347,7 +347,7 @@ std::optional<std::vector<Tensor>> run_reference(const Graph& graph,
         break;
       case NodeKind::kGetAttr: {
         const ConstantTensor* c = g->constant(*n);
-        values[n->id()] = Tensor::borrow(c->dtype, c->shape, const_cast<std::byte*>(c->data));
+        values[n->id()] = Tensor::borrow(c->dtype(), c->shape(), const_cast<std::byte*>(c->data));
         break;
       }
       case NodeKind::kCallFunction: {

@@ -131,7 +131,7 @@ TEST_CASE("a save names its weights after their contents and removes the superse
   REQUIRE(bias != nullptr);
   std::vector<float> values(bias->f32(), bias->f32() + bias->numel());
   values[0] += 1.0f;
-  model->graph->constants().set("fc.bias", ConstantTensor::from_floats(bias->shape, values));
+  model->graph->constants().set("fc.bias", ConstantTensor::from_floats(bias->shape(), values));
   REQUIRE(save_model(*model, dir + "/m.json", diags));
   const std::string second = weights_file_for(dir + "/m.json", model_weights_bytes(*model));
   CHECK(second != first);

@@ -625,7 +625,7 @@ TEST_CASE("folded constants take the names of the constants they replace, unless
     CHECK(w->name() == "bn_weight");
     CHECK(w->target() == "bn.weight");
     REQUIRE(m.graph->constant(*w) != nullptr);
-    CHECK(m.graph->constant(*w)->shape == Shape{2, 2, 1, 1});
+    CHECK(m.graph->constant(*w)->shape() == Shape{2, 2, 1, 1});
     CHECK(m.graph->constants().find("bn.weight") == m.graph->constant(*w));
     const Node* b = conv->input_node(2);
     REQUIRE(b != nullptr);
@@ -647,12 +647,12 @@ TEST_CASE("folded constants take the names of the constants they replace, unless
     REQUIRE(w != nullptr);
     CHECK(w->target() == "bn.weight_1");
     CHECK(w->name() == "bn_weight_1");
-    CHECK(m.graph->constant(*w)->shape == Shape{2, 2, 1, 1});
+    CHECK(m.graph->constant(*w)->shape() == Shape{2, 2, 1, 1});
     const Node* again = m.graph->find("gamma_again");
     REQUIRE(again != nullptr);
     CHECK(again->target() == "bn.weight");
     REQUIRE(m.graph->constant(*again) != nullptr);
-    CHECK(m.graph->constant(*again)->shape == Shape{2});
+    CHECK(m.graph->constant(*again)->shape() == Shape{2});
     CHECK(m.graph->constant(*again)->f32()[1] == 2.0f);
   }
 }
@@ -738,7 +738,7 @@ TEST_CASE("prepared folds give the bytes of unprepared ones as shapes and litera
     REQUIRE(a != nullptr);
     REQUIRE(b != nullptr);
     INFO(n->name());
-    CHECK(a->shape == b->shape);
+    CHECK(a->shape() == b->shape());
     REQUIRE(a->nbytes == b->nbytes);
     CHECK(std::memcmp(a->data, b->data, a->nbytes) == 0);
     ++compared;

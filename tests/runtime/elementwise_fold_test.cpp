@@ -248,7 +248,7 @@ TEST_CASE("a prepared fold reused on other operands of its types gives a fresh f
       INFO(op << " iteration " << iteration << ": " << type_to_string(*first.node().type()));
       REQUIRE(prepared != nullptr);
       auto same_kind = [&](const Arg& x) {
-        return x.scalar ? x : constant(random_tensor(rng, x.tensor->shape));
+        return x.scalar ? x : constant(random_tensor(rng, x.tensor->shape()));
       };
       for (int k = 0; k < 3; ++k) {
         FoldCall again(schema_of(op), {same_kind(a), same_kind(b)}, attrs);
@@ -260,7 +260,7 @@ TEST_CASE("a prepared fold reused on other operands of its types gives a fresh f
       }
       // An operand of another shape (one more leading dim) is declined, not misread.
       const Arg& tensor = a.tensor ? a : b;
-      Shape wider = tensor.tensor->shape;
+      Shape wider = tensor.tensor->shape();
       wider.insert(wider.begin(), 2);
       ConstantTensor other = random_tensor(rng, wider);
       std::vector<const ConstantTensor*> operands = first.operands();
