@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 
 #include "engine/support/prefault.h"
 
@@ -60,12 +61,58 @@ void* allocate_raw(size_t bytes, size_t alignment, bool zero_fill, std::string* 
 
 }  // namespace detail
 
+namespace {
+
+/// Chunks whose buffers are all gone, kept for the next arena that needs one (any thread's):
+/// a process that rewrites graph after graph (`rewrite test`, a service, the benchmark's runs)
+/// would otherwise free and fault in 2 MiB per chunk again each time. A few at most.
+class SpareChunks {
+ public:
+  static SpareChunks& get() {
+    static SpareChunks* spares = new SpareChunks();  // never destroyed: chunks die late
+    return *spares;
+  }
+  size_t count() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return count_;
+  }
+  void* take() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (count_ == 0) return nullptr;
+    return chunks_[--count_];
+  }
+  void give_back(void* chunk) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (count_ < kMax) {
+        chunks_[count_++] = chunk;
+        return;
+      }
+    }
+    std::free(chunk);
+  }
+
+ private:
+  static constexpr size_t kMax = 2;
+  std::mutex mutex_;
+  void* chunks_[kMax] = {};
+  size_t count_ = 0;
+};
+
+}  // namespace
+
+size_t BufferArena::spare_chunk_count() { return SpareChunks::get().count(); }
+
 std::shared_ptr<void> BufferArena::new_chunk(std::string* why) {
-  void* p = detail::allocate_raw(kChunkBytes, kChunkBytes, false, why);
-  if (p == nullptr) return nullptr;
-  // The chunk is about to be carved into folded tensors that are written at once.
-  populate_for_writing(p, kChunkBytes);
-  return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+  void* p = SpareChunks::get().take();
+  if (p == nullptr) {
+    p = detail::allocate_raw(kChunkBytes, kChunkBytes, false, why);
+    if (p == nullptr) return nullptr;
+    // The chunk is about to be carved into folded tensors that are written at once. (A spare
+    // one was populated when it was new, and written since.)
+    populate_for_writing(p, kChunkBytes);
+  }
+  return std::shared_ptr<void>(p, [](void* q) { SpareChunks::get().give_back(q); });
 }
 
 namespace detail {

@@ -66,3 +66,29 @@ TEST_CASE("an arena refuses a request larger than the machine's memory", "[runti
   // Near SIZE_MAX, rounding up to the alignment would wrap to a few bytes.
   CHECK_THROWS_AS(arena.allocate(SIZE_MAX - 10, no_description), AllocationError);
 }
+
+TEST_CASE("an arena's chunks are reused once their buffers are gone, a couple at most",
+          "[runtime][allocation]") {
+  const size_t per_chunk = BufferArena::kChunkBytes / 1024;  // 1 KiB buffers
+  std::vector<uintptr_t> starts;                             // chunks are aligned to their size
+  {
+    BufferArena arena;
+    std::vector<std::shared_ptr<void>> buffers;
+    for (size_t i = 0; i < 3 * per_chunk; ++i) {  // three chunks, taking any spare ones first
+      buffers.push_back(arena.allocate(1024, no_description));
+      if (address(buffers.back()) % BufferArena::kChunkBytes == 0)
+        starts.push_back(address(buffers.back()));
+    }
+    REQUIRE(starts.size() == 3);
+    CHECK(BufferArena::spare_chunk_count() == 0);
+  }
+  // The arena and every buffer are gone: two chunks wait, the third was freed.
+  CHECK(BufferArena::spare_chunk_count() == 2);
+  BufferArena next;
+  std::shared_ptr<void> b = next.allocate(100, no_description);
+  CHECK(std::find(starts.begin(), starts.end(), address(b)) != starts.end());
+  CHECK(BufferArena::spare_chunk_count() == 1);
+  // A reused chunk is writable end to end.
+  std::shared_ptr<void> rest = next.allocate(BufferArena::kChunkBytes / 4, no_description);
+  std::memset(rest.get(), 1, BufferArena::kChunkBytes / 4);
+}
