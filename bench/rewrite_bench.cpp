@@ -406,6 +406,7 @@ void add_breakdown(Run& run, int64_t blocks, const CompiledSet& set, const Share
   run.label_seconds = seconds_since(start);
   double fold = 0;
   RewriteOptions timed = rewrite_options(run.mode, &fold);
+  timed.time_rules = true;
   DiagnosticEngine diags;
   RewriteResult result = rewrite_graph(*g, *set.compiled, timed, diags);
   run.rule_seconds = 0;

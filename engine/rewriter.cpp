@@ -230,6 +230,15 @@ class Driver {
     }
   }
 
+  /// Now, when rules are timed (RewriteOptions::time_rules); otherwise no clock is read.
+  Clock::time_point timer_start() const {
+    return options_.time_rules ? Clock::now() : Clock::time_point{};
+  }
+  /// Adds the time since `start` (from timer_start) to `s`, when rules are timed.
+  void charge(RuleStats& s, Clock::time_point start) const {
+    if (options_.time_rules) s.seconds += seconds_since(start);
+  }
+
   /// Appends the matches of the `enabled` rules anchored at `node` to `found`. The order of
   /// `found` does not matter: apply_non_overlapping sorts it (one match per anchor and rule).
   void find_matches_at(Node* node, const std::vector<char>& enabled, std::vector<Match>* found) {
@@ -239,9 +248,9 @@ class Driver {
       if (!enabled[r]) continue;
       RuleStats& s = result_.stats[r];
       ++s.candidates;
-      auto start = Clock::now();
+      Clock::time_point start = timer_start();
       std::optional<Match> m = at.match(r);
-      s.seconds += seconds_since(start);
+      charge(s, start);
       if (!m) continue;
       ++s.matches;
       found->push_back(std::move(*m));
@@ -302,15 +311,15 @@ class Driver {
         if (!anchor->is_dead()) unapplied->push_back(anchor);
         continue;
       }
-      auto start = Clock::now();
+      Clock::time_point start = timer_start();
       std::string anchor_name = anchor->name();
       std::string declined = validate(m);
       if (!declined.empty()) {
-        result_.stats[m.rule].seconds += seconds_since(start);
+        charge(result_.stats[m.rule], start);
         continue;
       }
       std::optional<bool> applied = apply(m, touched);
-      result_.stats[m.rule].seconds += seconds_since(start);
+      charge(result_.stats[m.rule], start);
       if (!applied) return false;  // an error in the rule: reported
       if (!*applied) continue;
       for (const Node* n : m.nodes) {

@@ -92,6 +92,24 @@ TEST_CASE("one match and many", "[rewrite][driver]") {
   CHECK(ops_of(*many.graph) == "relu relu relu -> relu relu relu");
 }
 
+TEST_CASE("rules are timed only when asked", "[rewrite][driver]") {
+  RuleSet rules = rules_from_text(kRemoveDoubleRelu);
+  CompiledRules compiled(rules);
+  for (bool timed : {false, true}) {
+    Model m = model_from_nodes(join(
+        {input("x"), call("a", "relu", ref("x")), call("b", "relu", ref("a")), output({"b"})}));
+    RewriteOptions options;
+    options.time_rules = timed;
+    DiagnosticEngine diags;
+    RewriteResult result = rewrite_graph(*m.graph, compiled, options, diags);
+    INFO("timed: " << timed);
+    REQUIRE(result.ok);
+    CHECK(result.stats[0].applied == 1);
+    // A steady clock with nanosecond ticks: matching and rewriting take some.
+    CHECK((result.stats[0].seconds > 0) == timed);
+  }
+}
+
 TEST_CASE("overlapping candidates: the first wins, nothing is rewritten twice", "[rewrite][driver]") {
   // relu(relu(relu(x))): both (r1, r2) and (r2, r3) match; in one `once` pass only the first
   // (in graph order) is applied.

@@ -112,6 +112,7 @@ int rewrite_model(const RewriteFlags& flags) {
   RewriteOptions options;
   options.fold = runtime::reference_constant_folder();
   options.verify_each_phase = flags.verify_each;
+  options.time_rules = flags.stats;
   DiagnosticEngine diags;
   RewriteResult result = rewrite_graph(*model->graph, compiled, options, diags);
   if (result.ok && !verify_graph(*model->graph, diags, "rewritten " + flags.model)) result.ok = false;
