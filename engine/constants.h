@@ -28,6 +28,7 @@ struct ConstantTensor {
   DType dtype() const { return type_->dtype; }
   const Shape& shape() const { return type_->shape; }
   void set_type(const TensorType& type) { type_ = unique_type(type); }
+  /// `uniqued` must be unique_type()'s (a node's or another tensor's type): no lookup.
   void set_type(const TensorType* uniqued) { type_ = uniqued; }
   int64_t numel() const { return nbytes / dtype_size(dtype()); }
   const float* f32() const { return reinterpret_cast<const float*>(data); }
