@@ -106,7 +106,7 @@ Node* add_constant(Graph& g, const std::string& target, const ConstantTensor& sh
   std::string name = target;
   std::replace(name.begin(), name.end(), '.', '_');
   Node* n = g.add_get_attr(name, target);
-  n->meta().set_type(shared.type());
+  n->meta().type = &shared.type();  // uniqued already
   return n;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/shape.h"
+#include "engine/support/check.h"
 #include "engine/support/name_index.h"
 #include "engine/support/stable_vector.h"
 
@@ -29,7 +30,10 @@ struct ConstantTensor {
   const Shape& shape() const { return type_->shape; }
   void set_type(const TensorType& type) { type_ = unique_type(type); }
   /// `uniqued` must be unique_type()'s (a node's or another tensor's type): no lookup.
-  void set_type(const TensorType* uniqued) { type_ = uniqued; }
+  void set_type(const TensorType* uniqued) {
+    GRAFT_DCHECK(uniqued != nullptr && unique_type(*uniqued) == uniqued) << "a type not uniqued";
+    type_ = uniqued;
+  }
   int64_t numel() const { return nbytes / dtype_size(dtype()); }
   const float* f32() const { return reinterpret_cast<const float*>(data); }
   /// A tensor that owns a copy of `bytes`.

@@ -44,7 +44,8 @@ struct TensorType {
 /// compared by address — the rewrite driver compares the operand types of every op it builds
 /// with those of the op's last inference (engine/type_memo.h). Thread-safe. The copies are
 /// never freed, as symbolic dims are not: a process holds as many as the distinct types of
-/// the models it has seen (a few hundred per model, ~100 bytes each).
+/// the models it has seen (a few hundred per model, ~100 bytes each) — a fuzzing campaign's
+/// random shapes accumulate the same way, so its memory grows slowly with its length.
 const TensorType* unique_type(const TensorType& type);
 /// How many distinct types unique_type() holds (tests).
 size_t unique_type_count();

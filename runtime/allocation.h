@@ -50,8 +50,9 @@ std::shared_ptr<void> allocate_buffer(size_t bytes, size_t alignment, bool zero_
 /// graph creates one small weight per fold, and an aligned malloc each (plus a shared_ptr
 /// control block) scattered them over the heap with malloc's headers and padding in between.
 /// A buffer's owner shares its chunk's reference count (no allocation per buffer), so a chunk
-/// is freed once all its buffers are: the arena suits buffers that mostly live about as long
-/// as each other. Not thread-safe. (Advising the chunks for transparent huge pages made the
+/// is released once all its buffers are (kept as a spare for the next arena, two at most in
+/// the process, or freed): the arena suits buffers that mostly live about as long as each
+/// other. Not thread-safe. (Advising the chunks for transparent huge pages made the
 /// first touch of fresh memory slower and erratic on the benchmark machine: not done.)
 class BufferArena {
  public:

@@ -101,7 +101,7 @@ class Concretizer {
     if (c == nullptr) {
       return fail("node '" + n.name() + "' refers to the missing constant '" + n.target() + "'");
     }
-    n.meta().set_type(c->type());
+    n.meta().type = &c->type();  // uniqued already
     return true;
   }
 

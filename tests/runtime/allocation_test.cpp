@@ -88,7 +88,7 @@ TEST_CASE("an arena's chunks are reused once their buffers are gone, a couple at
   std::shared_ptr<void> b = next.allocate(100, no_description);
   CHECK(std::find(starts.begin(), starts.end(), address(b)) != starts.end());
   CHECK(BufferArena::spare_chunk_count() == 1);
-  // A reused chunk is writable end to end.
+  // A reused chunk is writable (a quarter of it, past the first buffer, here).
   std::shared_ptr<void> rest = next.allocate(BufferArena::kChunkBytes / 4, no_description);
   std::memset(rest.get(), 1, BufferArena::kChunkBytes / 4);
 }
