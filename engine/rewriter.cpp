@@ -119,7 +119,7 @@ class Driver {
   /// What the driver remembers about one replacement op between matches: the last type it
   /// inferred for it, and the counter of its name hint.
   struct OpMemo {
-    TypeMemo type;
+    TypeMemo type{/*attrs_interned=*/true};  // its ops read graph-interned lists (attrs_of)
     Graph::FreshNameMemo name;
     // The op's attributes at the last match, as the graph's list, and the `$` variables' values
     // they were made from (none for literal ones); see attrs_of. Unused (null) for an op whose

@@ -36,7 +36,9 @@ bool TypeMemo::same_as_last(const OpSchema& schema, std::span<const Input> input
     if (in.is_scalar() && !scalars_identical(in.scalar, last.scalar)) return false;
   }
   // Bit for bit: a prepared fold (ConstantFolder::prepare) reuses the literals and attributes
-  // it was made with, and x * -0.0 is not x * 0.0.
+  // it was made with, and x * -0.0 is not x * 0.0. (Interned lists are identical iff they are
+  // one list.)
+  if (attrs_interned_) return &attrs == interned_attrs_;
   return attrs_identical(attrs, attrs_);
 }
 
@@ -50,7 +52,11 @@ void TypeMemo::remember(const Node& node, const TensorType* result) {
     last.type = in.is_node() ? in.node->type() : nullptr;
     last.scalar = in.is_scalar() ? in.scalar : Scalar{};
   }
-  attrs_.assign(node.attrs().begin(), node.attrs().end());
+  if (attrs_interned_) {
+    interned_attrs_ = &node.attrs();
+  } else {
+    attrs_.assign(node.attrs().begin(), node.attrs().end());
+  }
   result_ = result;
   valid_ = true;
   ++generation_;

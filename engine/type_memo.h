@@ -21,6 +21,12 @@ namespace graft {
 
 class TypeMemo {
  public:
+  TypeMemo() = default;
+  /// `attrs_interned`: every attribute list the memo is given is one graph's interned list
+  /// (Graph::intern_attrs), which stays alive and unchanged while the memo is used; as
+  /// identical lists are then one list, they are compared by address (the rewrite driver).
+  explicit TypeMemo(bool attrs_interned) : attrs_interned_(attrs_interned) {}
+
   /// Sets `*type` to the type of call node `node` (unique_type()'s copy) and returns true;
   /// returns false with `*error` set when shape inference rejects the node. A successful
   /// inference is remembered for the next call.
@@ -48,7 +54,9 @@ class TypeMemo {
   bool valid_ = false;
   const OpSchema* schema_ = nullptr;
   std::vector<Operand> operands_;
-  std::vector<AttrValue> attrs_;
+  bool attrs_interned_ = false;
+  const AttrList* interned_attrs_ = nullptr;  // the last list, when attrs_interned_
+  std::vector<AttrValue> attrs_;              // a copy of it, otherwise
   const TensorType* result_ = nullptr;
   size_t hits_ = 0;
   uint64_t generation_ = 0;

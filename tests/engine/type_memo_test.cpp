@@ -124,3 +124,34 @@ TEST_CASE("a type memo hit needs literals and attributes identical bit for bit",
   CHECK_FALSE(memo.same_as_last(leaky, leaky_with(-0.0)->inputs(), leaky_with(-0.0)->attrs()));
   CHECK(memo.same_as_last(leaky, leaky_with(0.0)->inputs(), leaky_with(0.0)->attrs()));
 }
+
+TEST_CASE("a type memo over interned attribute lists compares them by address",
+          "[engine][type_memo]") {
+  Graph g;
+  Node* x = g.add_placeholder("x", f32({2, 3, 4}));
+  const OpSchema& sum = op("sum");
+  const OpSchema& leaky = op("leaky_relu");
+  TypeMemo memo(/*attrs_interned=*/true);
+  auto sum_over = [&](std::vector<int64_t> dims, bool keepdim) {
+    std::vector<AttrValue> attrs = Graph::default_attrs(sum);
+    attrs[static_cast<size_t>(sum.attr_index("dim"))] = std::move(dims);
+    attrs[static_cast<size_t>(sum.attr_index("keepdim"))] = keepdim;
+    return g.add_interned_call(sum, {Input::of(x)}, g.intern_attrs(attrs));
+  };
+  CHECK(infer(memo, *sum_over({1}, false)) == f32({2, 4}));
+  CHECK(infer(memo, *sum_over({1}, true)) == f32({2, 1, 4}));
+  // An identical list is the same list: a hit, without comparing values.
+  CHECK(infer(memo, *sum_over({1}, true)) == f32({2, 1, 4}));
+  CHECK(memo.hits() == 1);
+  CHECK(infer(memo, *sum_over({0, 2}, true)) == f32({1, 3, 1}));
+  CHECK(memo.hits() == 1);
+  // Bit for bit still: -0.0 and 0.0 are two lists.
+  auto leaky_with = [&](double slope) {
+    std::vector<AttrValue> attrs = Graph::default_attrs(leaky);
+    attrs[static_cast<size_t>(leaky.attr_index("negative_slope"))] = slope;
+    return g.add_interned_call(leaky, {Input::of(x)}, g.intern_attrs(attrs));
+  };
+  infer(memo, *leaky_with(0.0));
+  CHECK_FALSE(memo.same_as_last(leaky, leaky_with(-0.0)->inputs(), leaky_with(-0.0)->attrs()));
+  CHECK(memo.same_as_last(leaky, leaky_with(0.0)->inputs(), leaky_with(0.0)->attrs()));
+}
