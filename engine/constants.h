@@ -31,7 +31,7 @@ struct ConstantTensor {
   void set_type(const TensorType& type) { type_ = unique_type(type); }
   /// `uniqued` must be unique_type()'s (a node's or another tensor's type): no lookup.
   void set_type(const TensorType* uniqued) {
-    GRAFT_DCHECK(uniqued != nullptr && unique_type(*uniqued) == uniqued) << "a type not uniqued";
+    GRAFT_DCHECK(is_unique_type(uniqued)) << "a type not uniqued";
     type_ = uniqued;
   }
   int64_t numel() const { return nbytes / dtype_size(dtype()); }

@@ -116,7 +116,7 @@ Node* Graph::add_get_attr(std::string_view name, std::string_view target) {
 }
 
 Node* Graph::add_unnamed_get_attr(const TensorType* type) {
-  GRAFT_DCHECK(type == nullptr || unique_type(*type) == type) << "a type not uniqued";
+  GRAFT_DCHECK(type == nullptr || is_unique_type(type)) << "a type not uniqued";
   Node* node = create_unnamed(NodeKind::kGetAttr, std::string());
   node->meta_.type = type;
   link_before(node, insert_before_ ? insert_before_ : output_);
@@ -212,7 +212,7 @@ std::unique_ptr<Node> Graph::make_detached_constant(const TensorType* type) {
 }
 
 void Graph::reset_detached_constant(Node& node, const TensorType* type) {
-  GRAFT_DCHECK(type == nullptr || unique_type(*type) == type) << "a type not uniqued";
+  GRAFT_DCHECK(type == nullptr || is_unique_type(type)) << "a type not uniqued";
   GRAFT_CHECK(node.prev_ == nullptr && node.next_ == nullptr) << "reset of a graph node";
   node.kind_ = NodeKind::kGetAttr;
   node.schema_ = nullptr;

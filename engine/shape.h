@@ -47,6 +47,9 @@ struct TensorType {
 /// the models it has seen (a few hundred per model, ~100 bytes each) — a fuzzing campaign's
 /// random shapes accumulate the same way, so its memory grows slowly with its length.
 const TensorType* unique_type(const TensorType& type);
+/// True if `type` is unique_type()'s copy (for the debug checks of the functions that take
+/// one); takes the table's lock.
+bool is_unique_type(const TensorType* type);
 /// How many distinct types unique_type() holds (tests).
 size_t unique_type_count();
 

@@ -47,6 +47,10 @@ const TensorType* unique_type(const TensorType& type) {
   return stored;
 }
 
+bool is_unique_type(const TensorType* type) {
+  return type != nullptr && unique_type(*type) == type;
+}
+
 size_t unique_type_count() {
   TypeTable& t = table();
   std::lock_guard<std::mutex> lock(t.mutex);

@@ -75,9 +75,7 @@ class BufferArena {
     return std::shared_ptr<void>(chunk_, p);  // shares the chunk's count
   }
 
-  /// Chunks whose buffers are all gone wait, a couple at most for the whole process, for the
-  /// next arena that needs one: a process that rewrites graph after graph does not free and
-  /// fault in 2 MiB again each time. How many wait now (tests).
+  /// How many released chunks wait for the next arena now (see above; tests).
   static size_t spare_chunk_count();
   static constexpr size_t kChunkBytes = size_t{2} << 20;
 

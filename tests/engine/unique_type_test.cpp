@@ -102,3 +102,11 @@ TEST_CASE("nodes of equal types share one, clones too", "[engine][unique_type]")
   CHECK(map[y->id()]->type() == y->type());
   CHECK(map[z->id()]->type() == nullptr);
 }
+
+TEST_CASE("is_unique_type tells the table's copies from others", "[engine][unique_type]") {
+  const TensorType local = fresh_f32(20'000, {3});
+  const TensorType* uniqued = unique_type(local);
+  CHECK(is_unique_type(uniqued));
+  CHECK_FALSE(is_unique_type(&local));  // equal, but not the table's
+  CHECK_FALSE(is_unique_type(nullptr));
+}
