@@ -326,41 +326,52 @@ std::vector<Node*> Matcher::label_all(const std::function<void(Node*)>& on_ancho
 
 std::vector<Node*> Matcher::relabel(const std::vector<Node*>& nodes) {
   if (node_state_.size() < graph_.id_bound()) node_state_.resize(graph_.id_bound(), 0);
-  // The changed nodes and their users up to the tallest pattern's height, in graph order.
+  // The changed nodes and their users up to the tallest pattern's height, level by level.
+  enum : char { kOutside = 0, kInRegion, kLabelled };
+  std::vector<char> mark(graph_.id_bound(), kOutside);
   std::vector<Node*> region;
-  std::vector<char> seen(graph_.id_bound(), 0);
-  std::vector<Node*> frontier;
   for (Node* n : nodes) {
-    if (n->is_dead() || seen[n->id()]) continue;
-    seen[n->id()] = 1;
-    frontier.push_back(n);
+    if (n->is_dead() || mark[n->id()] != kOutside) continue;
+    mark[n->id()] = kInRegion;
+    region.push_back(n);
   }
-  for (int level = 0; level <= compiled_.max_height() && !frontier.empty(); ++level) {
-    region.insert(region.end(), frontier.begin(), frontier.end());
-    std::vector<Node*> next;
-    for (Node* n : frontier) {
-      for (Node* u : n->users()) {
-        if (!seen[u->id()]) {
-          seen[u->id()] = 1;
-          next.push_back(u);
-        }
+  size_t level_begin = 0;
+  for (int level = 0; level < compiled_.max_height() && level_begin < region.size(); ++level) {
+    size_t level_end = region.size();
+    for (size_t i = level_begin; i < level_end; ++i) {
+      for (Node* u : region[i]->users()) {
+        if (mark[u->id()] != kOutside) continue;
+        mark[u->id()] = kInRegion;
+        region.push_back(u);
       }
     }
-    frontier = std::move(next);
+    level_begin = level_end;
   }
-  // States are computed operands first, so the region goes in graph order. A region that is a
-  // good part of the graph (a whole fixpoint iteration's rewrites) is picked out of the node
-  // list, which is in order already, instead of sorted: n log n on 20k nodes is most of a
-  // relabel's time.
-  if (region.size() * std::bit_width(region.size()) > graph_.size()) {
-    region.clear();
-    for (Node* n : graph_.nodes()) {
-      if (n->id() < seen.size() && seen[n->id()]) region.push_back(n);
+  // A state is a function of the operands' states, so operands should go first. Graph order
+  // would do that, but picking a large region out of the node list (or sorting a small one)
+  // was most of a relabel's time: a cache miss per node. The region's own order puts the
+  // changed nodes before their users and, as a rewrite makes them, mostly operands before
+  // users; where a node was labelled before an operand of it whose state then changed, it is
+  // labelled again. Users more than max_height above a change keep their states: no pattern
+  // reaches that far down.
+  std::vector<Node*> again;
+  auto label = [&](Node* n) {
+    mark[n->id()] = kLabelled;
+    uint32_t state = compute_state(n);
+    if (state == node_state_[n->id()]) return;
+    node_state_[n->id()] = state;
+    for (Node* u : n->users()) {
+      if (mark[u->id()] == kLabelled) again.push_back(u);
     }
-  } else {
-    Graph::sort_in_order(region);
+  };
+  for (Node* n : region) {
+    label(n);
+    while (!again.empty()) {
+      Node* u = again.back();
+      again.pop_back();
+      label(u);
+    }
   }
-  for (Node* n : region) node_state_[n->id()] = compute_state(n);
   return region;
 }
 

@@ -117,8 +117,9 @@ class Matcher {
   /// `on_anchor`, when given, is called with each of those right after it is labelled: every
   /// node before it has its state then, none after it.
   std::vector<Node*> label_all(const std::function<void(Node*)>& on_anchor = {});
-  /// Relabels `nodes` (any order; each must be live) and every user up to max_height above
-  /// them; returns the relabelled nodes (candidate anchors) in graph order, each once.
+  /// Relabels `nodes` (any order; dead ones are skipped) and every user up to max_height above
+  /// them; returns the relabelled nodes (candidate anchors), each once, `nodes` first and then
+  /// their users level by level — not in graph order.
   std::vector<Node*> relabel(const std::vector<Node*>& nodes);
 
   /// Rules (of `enabled`, all when empty) whose anchor class is in `node`'s state.

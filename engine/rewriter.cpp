@@ -217,15 +217,17 @@ class Driver {
       anchors = matcher_.relabel(touched);
       if (phase.mode == PhaseMode::kOnce) return true;
       result_.nodes_labelled += anchors.size();
-      // relabel() returns its region sorted and without repeats; only the overlapped matches'
-      // anchors, when there are any, need merging in.
-      size_t relabelled = anchors.size();
-      for (Node* n : unapplied) {
-        if (!n->is_dead()) anchors.push_back(n);
-      }
-      if (anchors.size() > relabelled) {
-        Graph::sort_in_order(anchors);
-        anchors.erase(std::unique(anchors.begin(), anchors.end()), anchors.end());
+      // relabel() returns its region without repeats; the overlapped matches' anchors, when
+      // there are any, join it unless they are in it already. The order of the anchors does not
+      // matter: apply_non_overlapping orders the matches.
+      if (!unapplied.empty()) {
+        std::vector<char> listed(graph_.id_bound(), 0);
+        for (const Node* n : anchors) listed[n->id()] = 1;
+        for (Node* n : unapplied) {
+          if (n->is_dead() || listed[n->id()]) continue;
+          listed[n->id()] = 1;
+          anchors.push_back(n);
+        }
       }
     }
   }
@@ -472,6 +474,15 @@ class Driver {
       }
       replacements[i] = v.node;
     }
+    // The created nodes are touched before the users they get: relabel() goes through what it
+    // is given in order, and labels a node again when an operand's state changes after it.
+    const SharedString& provenance = provenance_of(m.rule);
+    for (Node* n : created) {
+      if (n->is_dead()) continue;
+      n->meta().provenance = provenance;
+      result_.created.push_back(n);
+      touched->push_back(n);
+    }
     // Redirect, then erase what is dead.
     for (size_t i = 0; i < rule.roots.size(); ++i) {
       Node* root = m.nodes[rule.roots[i]];
@@ -480,13 +491,6 @@ class Driver {
       graph_.replace_all_uses_with(root, replacements[i]);
       if (replaced_by_.size() <= root->id()) replaced_by_.resize(graph_.id_bound(), nullptr);
       replaced_by_[root->id()] = replacements[i];
-    }
-    const SharedString& provenance = provenance_of(m.rule);
-    for (Node* n : created) {
-      if (n->is_dead()) continue;
-      n->meta().provenance = provenance;
-      result_.created.push_back(n);
-      touched->push_back(n);
     }
     erase_dead(m, touched);
     name_created(m, replacements);

@@ -283,10 +283,9 @@ rule add_to_sub {
 }
 
 TEST_CASE("a fixpoint relabels small and large regions alike", "[rewrite][driver]") {
-  // The matcher relabels a rewrite's region in graph order, picking it out of the node list
-  // when it is a good part of the graph and sorting it otherwise. A long relu chain collapses
-  // over several iterations with regions of every size; beside 3000 unrelated nodes, its last
-  // iterations' regions are the small, sorted kind. Either way it ends as one relu.
+  // A long relu chain collapses over several iterations with relabelled regions of every
+  // size, from most of the graph to a few nodes beside 3000 unrelated ones (the matcher once
+  // labelled large and small regions differently). Either way it ends as one relu.
   RuleSet rules = rules_from_text(kRemoveDoubleRelu);
   for (int side : {0, 3000}) {
     std::vector<std::string> nodes = {input("x")};
