@@ -358,7 +358,7 @@ void Graph::move_before(Node* node, Node* position) {
   link_before(node, position);
 }
 
-std::string Graph::rename(Node* node, std::string_view name) {
+const std::string& Graph::rename(Node* node, std::string_view name) {
   if (node->name_ == name) return node->name_;
   std::string copy;  // only when `name` is a view of the node's own name, about to change
   const char* own = node->name_.data();

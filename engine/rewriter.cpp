@@ -284,7 +284,9 @@ class Driver {
     // Nodes of applied matches, by id (ids of nodes created meanwhile are past the end).
     std::vector<char> claimed(graph_.id_bound(), 0);
     auto is_claimed = [&](const Node* n) { return n->id() < claimed.size() && claimed[n->id()]; };
-    for (const Key& key : keys) {
+    for (size_t k = 0; k < keys.size(); ++k) {
+      const Key& key = keys[k];
+      if (k + kPrefetchAhead < keys.size()) prefetch_match(matches[keys[k + kPrefetchAhead].index]);
       Match& m = matches[key.index];
       if (!within_growth_limit()) return false;
       const Rule& rule = rules_.rules[m.rule];
@@ -331,6 +333,24 @@ class Driver {
       result_.applied.push_back({rule.name, anchor_name, phase_index_, iteration});
     }
     return true;
+  }
+
+  /// How many matches ahead apply_non_overlapping fetches the nodes of.
+  static constexpr size_t kPrefetchAhead = 2;
+
+  /// Asks the hardware to fetch the nodes `m` binds into the cache. On a large graph they were
+  /// last read when the match was found, a whole pass of labelling earlier, and applying a
+  /// match waits on a cache miss at each node it reads; fetched a few matches ahead, those
+  /// misses overlap the work on the matches in between.
+  static void prefetch_match(const Match& m) {
+    auto fetch = [](const Node* n) {
+      const char* p = reinterpret_cast<const char*>(n);
+      for (size_t line = 0; line < sizeof(Node); line += 64) __builtin_prefetch(p + line);
+    };
+    for (const Node* n : m.nodes) fetch(n);
+    for (const Input& v : m.vars) {
+      if (v.is_node()) fetch(v.node);
+    }
   }
 
   /// False, after reporting, once the rewrites have created more nodes than allowed. Checked
