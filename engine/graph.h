@@ -251,7 +251,8 @@ class Graph {
   /// Moves `node` to just before `position`.
   void move_before(Node* node, Node* position);
   /// Renames `node` to `name` if no live node has it, else to its stem's next free suffix
-  /// (`relu` -> `relu_1`, `conv_1` -> `conv_2`); returns the name given.
+  /// (`relu` -> `relu_1`, `conv_1` -> `conv_2`); returns the name given (the node's own,
+  /// valid until it is renamed again or compact()).
   const std::string& rename(Node* node, std::string_view name);
   /// Points get_attr `node` at the store's constant `target`, which must exist; its type stays.
   void set_constant(Node* node, std::string_view target);

@@ -327,7 +327,7 @@ std::vector<Node*> Matcher::label_all(const std::function<void(Node*)>& on_ancho
 std::vector<Node*> Matcher::relabel(const std::vector<Node*>& nodes) {
   if (node_state_.size() < graph_.id_bound()) node_state_.resize(graph_.id_bound(), 0);
   // The changed nodes and their users up to the tallest pattern's height, level by level.
-  enum : char { kOutside = 0, kInRegion, kLabelled };
+  enum : char { kOutside = 0, kInRegion, kWaiting, kLabelled };
   std::vector<char> mark(graph_.id_bound(), kOutside);
   std::vector<Node*> region;
   for (Node* n : nodes) {
@@ -347,29 +347,40 @@ std::vector<Node*> Matcher::relabel(const std::vector<Node*>& nodes) {
     }
     level_begin = level_end;
   }
-  // A state is a function of the operands' states, so operands should go first. Graph order
-  // would do that, but picking a large region out of the node list (or sorting a small one)
-  // was most of a relabel's time: a cache miss per node. The region's own order puts the
-  // changed nodes before their users and, as a rewrite makes them, mostly operands before
-  // users; where a node was labelled before an operand of it whose state then changed, it is
-  // labelled again. Users more than max_height above a change keep their states: no pattern
-  // reaches that far down.
-  std::vector<Node*> again;
-  auto label = [&](Node* n) {
-    mark[n->id()] = kLabelled;
-    uint32_t state = compute_state(n);
-    if (state == node_state_[n->id()]) return;
-    node_state_[n->id()] = state;
-    for (Node* u : n->users()) {
-      if (mark[u->id()] == kLabelled) again.push_back(u);
-    }
-  };
-  for (Node* n : region) {
-    label(n);
-    while (!again.empty()) {
-      Node* u = again.back();
-      again.pop_back();
-      label(u);
+  // A state is a function of the operands' states, so operands go first. Not by graph order:
+  // sorting the region, or picking a large one out of the node list, was most of a relabel's
+  // time, a cache miss per node. Instead each node waits, on a stack, for the operands of it
+  // that are in the region and not labelled yet: reading an operand's mark costs nothing
+  // extra, since labelling reads the operand's state anyway. Every node is labelled once,
+  // whatever order `nodes` came in. Users more than max_height above a change keep their
+  // states: no pattern reaches that far down.
+  std::vector<Node*> stack;
+  for (Node* start : region) {
+    if (mark[start->id()] != kInRegion) continue;
+    mark[start->id()] = kWaiting;
+    stack.push_back(start);
+    while (!stack.empty()) {
+      Node* n = stack.back();
+      if (mark[n->id()] == kLabelled) {  // on the stack twice (below)
+        stack.pop_back();
+        continue;
+      }
+      bool ready = true;
+      for (const Input& in : n->inputs()) {
+        if (!in.is_node()) continue;
+        // An operand waiting already is lower on the stack (pushed for another user): it goes
+        // on top again, so that it is labelled before n.
+        char& m = mark[in.node->id()];
+        if (m != kInRegion && m != kWaiting) continue;
+        m = kWaiting;
+        stack.push_back(in.node);
+        ready = false;
+      }
+      if (!ready) continue;
+      stack.pop_back();
+      node_state_[n->id()] = compute_state(n);
+      mark[n->id()] = kLabelled;
+      ++relabelled_;
     }
   }
   return region;

@@ -118,8 +118,8 @@ class Matcher {
   /// node before it has its state then, none after it.
   std::vector<Node*> label_all(const std::function<void(Node*)>& on_anchor = {});
   /// Relabels `nodes` (any order; dead ones are skipped) and every user up to max_height above
-  /// them; returns the relabelled nodes (candidate anchors), each once, `nodes` first and then
-  /// their users level by level — not in graph order.
+  /// them, each once; returns them (candidate anchors), each once, `nodes` first and then their
+  /// users level by level — not in graph order.
   std::vector<Node*> relabel(const std::vector<Node*>& nodes);
 
   /// Rules (of `enabled`, all when empty) whose anchor class is in `node`'s state.
@@ -146,6 +146,8 @@ class Matcher {
   };
 
   uint64_t transitions_computed() const { return misses_; }
+  /// How many times a relabel() computed a node's state (each node of a region once).
+  uint64_t states_relabelled() const { return relabelled_; }
   size_t state_count() const { return states_.size(); }
 
  private:
@@ -168,6 +170,7 @@ class Matcher {
   std::unordered_map<std::string, uint32_t> state_ids_;
   SequenceMap transitions_;  // (op, predicate bits, operand count, operand states) -> state
   uint64_t misses_ = 0;
+  uint64_t relabelled_ = 0;
   std::vector<uint32_t> key_;  // scratch
   // By op id: the last attribute list whose predicates were evaluated, and their bits. A rule
   // library checks literal attributes as predicates (engine/pattern.h), a few dozen on conv2d;

@@ -494,8 +494,8 @@ class Driver {
       }
       replacements[i] = v.node;
     }
-    // The created nodes are touched before the users they get: relabel() goes through what it
-    // is given in order, and labels a node again when an operand's state changes after it.
+    // The created nodes are touched before the users they get: relabel() labels what it is
+    // given in that order, each node after its operands, and so finds them labelled already.
     const SharedString& provenance = provenance_of(m.rule);
     for (Node* n : created) {
       if (n->is_dead()) continue;
@@ -543,15 +543,15 @@ class Driver {
       // Usually `target` is a constant of the match itself (the batch norm's weight
       // "bn1.weight" for the fused conv "bn1"), whose readers were just erased: the folded
       // value replaces it. While a live node still reads it, the value gets a name of its own.
-      std::string unique = target;
       ConstantRef ref = store.store_unless_read(target, std::move(folded->value));
       if (ref.stamp == 0) {
-        unique = store.unique_name(target);
-        ref = store.store_unless_read(unique, std::move(folded->value));
+        target = store.unique_name(target);
+        ref = store.store_unless_read(target, std::move(folded->value));
       }
-      graph_.set_constant(node, unique, ref);
-      std::replace(unique.begin(), unique.end(), '.', '_');
-      graph_.rename(node, unique);
+      graph_.set_constant(node, target, ref);
+      // The node's name is the constant's with '_' for '.', made in the entry's own string.
+      std::replace(target.begin(), target.end(), '.', '_');
+      graph_.rename(node, target);
     }
     unnamed_constants_.clear();
   }

@@ -1,8 +1,11 @@
 // Matcher::relabel against a fresh labelling: after any edit, relabelling what the edit touched
-// must leave every node in the state label_all() gives the edited graph. relabel() labels its
-// region in the order it is given (not graph order) and labels a node again when an operand's
-// state changes after it; these tests hand it the touched nodes users first, the worst order.
+// must leave every node in the state label_all() gives the edited graph. relabel() does not
+// put its region in graph order; it labels each node after the operands of it in the region.
+// These tests hand it the touched nodes in reverse graph order, over graphs where one value
+// feeds a node twice and through two paths.
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -15,7 +18,8 @@ using namespace graft::testing;
 
 namespace {
 
-// Patterns three ops tall, so that a change reaches anchors up to three levels above it.
+// Patterns up to three ops tall, so that a change reaches anchors up to three levels above
+// it, and one over two operands.
 const char* const kTallRules = R"(
 rule relu_neg_relu {
   pattern(x) { return relu(neg(relu(x))) }
@@ -27,6 +31,10 @@ rule neg_relu {
 }
 rule neg_neg_neg {
   pattern(x) { return neg(neg(neg(x))) }
+  replacement { return x }
+}
+rule add_relu_neg {
+  pattern(x, y) { return add(relu(x), neg(y)) }
   replacement { return x }
 }
 )";
@@ -44,7 +52,7 @@ std::vector<std::vector<uint32_t>> anchors_of(Matcher& matcher, const Graph& gra
   return out;
 }
 
-/// "relu neg relu …": the chain's ops in graph order.
+/// "relu neg add …": the ops in graph order.
 std::string ops(const Graph& graph) {
   std::string out;
   for (const Node* n : graph.nodes()) {
@@ -53,61 +61,118 @@ std::string ops(const Graph& graph) {
   return out;
 }
 
+/// A fixed pseudo-random bit sequence (xorshift).
+struct Bits {
+  uint32_t state = 0x9e3779b9u;
+  uint32_t next(uint32_t below) {
+    state ^= state << 13;
+    state ^= state >> 17;
+    state ^= state << 5;
+    return state % below;
+  }
+};
+
 }  // namespace
 
 TEST_CASE("relabel in any order gives the states a fresh labelling gives", "[rewrite][matcher]") {
   RuleSet rules = rules_from_text(kTallRules);
   CompiledRules compiled(rules);
-  REQUIRE(compiled.max_height() >= 3);
-  // A chain x -> op -> op -> … whose ops follow a fixed pseudo-random sequence.
+  REQUIRE(compiled.max_height() == 3);
+  // A chain of relu and neg, with now and then an add of the last two values in either order
+  // (two paths to one value: add(b, a) with a = relu(b) waits for a, which waits for b) or of
+  // the last value with itself (one operand twice).
   Graph graph;
-  Node* prev = graph.add_placeholder("x", std::nullopt);
-  uint32_t bits = 0x9e3779b9u;
-  auto next_bit = [&]() {
-    bits ^= bits << 13;
-    bits ^= bits >> 17;
-    bits ^= bits << 5;
-    return bits & 1u;
-  };
-  for (int i = 0; i < 60; ++i) {
-    prev = graph.add_call(next_bit() ? op("relu") : op("neg"), {Input::of(prev)}, {});
+  Bits bits;
+  Node* before = graph.add_placeholder("x", std::nullopt);
+  Node* last = graph.add_call(op("relu"), {Input::of(before)}, {});
+  for (int i = 0; i < 80; ++i) {
+    Node* next = nullptr;
+    switch (bits.next(7)) {
+      case 0:
+        next = graph.add_call(op("add"), {Input::of(last), Input::of(before)},
+                              Graph::default_attrs(op("add")));
+        break;
+      case 6:
+        next = graph.add_call(op("add"), {Input::of(before), Input::of(last)},
+                              Graph::default_attrs(op("add")));
+        break;
+      case 1:
+        next = graph.add_call(op("add"), {Input::of(last), Input::of(last)},
+                              Graph::default_attrs(op("add")));
+        break;
+      case 2:
+      case 3:
+        next = graph.add_call(op("relu"), {Input::of(last)}, {});
+        break;
+      default:
+        next = graph.add_call(op("neg"), {Input::of(last)}, {});
+        break;
+    }
+    before = last;
+    last = next;
   }
-  graph.set_output({Input::of(prev)});
+  graph.set_output({Input::of(last)});
   Matcher incremental(compiled, graph);
   incremental.label_all();
 
-  // Flip one op at a time (relu <-> neg): a new node takes the old one's place, as a rewrite's
-  // replacement does. Its users — whose states change with it, and theirs in turn — are handed
-  // to relabel() before it.
-  std::vector<Node*> chain;
-  for (Node* n : graph.nodes()) {
-    if (n->is(NodeKind::kCallFunction)) chain.push_back(n);
-  }
-  size_t changed_anchors = 0;
-  for (size_t step = 0; step < 40; ++step) {
-    size_t at = (step * 37) % chain.size();
-    Node* old = chain[at];
-    graph.set_insert_point(old);
-    Node* flipped =
-        graph.add_call(old->is_op("relu") ? op("neg") : op("relu"), {old->input(0)}, {});
-    graph.set_insert_point(nullptr);
-    std::vector<Node*> touched(old->users().begin(), old->users().end());
-    graph.replace_all_uses_with(old, flipped);
-    graph.erase(old);
-    chain[at] = flipped;
-    touched.push_back(flipped);
-    if (old->input_node(0) != nullptr) touched.push_back(old->input_node(0));  // one use fewer
+  // Each round flips a few unary ops (relu <-> neg): a new node takes the old one's place, as a
+  // rewrite's replacement does, and the old one is erased. relabel() then gets everything the
+  // round touched in reverse graph order: users before the new nodes, later flips first.
+  size_t changed_rounds = 0;
+  for (int round = 0; round < 30; ++round) {
+    std::vector<Node*> unary;
+    for (Node* n : graph.nodes()) {
+      if (n->is_op("relu") || n->is_op("neg")) unary.push_back(n);
+    }
+    std::map<const Node*, std::vector<uint32_t>> stale;  // each node's anchored rules before
+    for (const Node* n : graph.nodes()) stale[n] = incremental.anchored_rules(n);
+    std::vector<Node*> touched;
+    for (int flip = 0; flip < 1 + round % 4; ++flip) {
+      Node* old = unary[bits.next(static_cast<uint32_t>(unary.size()))];
+      if (old->is_dead()) continue;
+      Node* operand = old->input_node(0);
+      graph.set_insert_point(old);
+      Node* flipped =
+          graph.add_call(old->is_op("relu") ? op("neg") : op("relu"), {Input::of(operand)}, {});
+      graph.set_insert_point(nullptr);
+      touched.insert(touched.end(), old->users().begin(), old->users().end());
+      graph.replace_all_uses_with(old, flipped);
+      graph.erase(old);
+      touched.push_back(flipped);
+      touched.push_back(operand);  // one user gone, one come
+    }
+    std::vector<Node*> live;
+    for (Node* n : touched) {
+      if (!n->is_dead()) live.push_back(n);
+    }
+    Graph::sort_in_order(live);
+    std::reverse(live.begin(), live.end());
+    for (Node* n : touched) {
+      if (n->is_dead()) live.push_back(n);  // a user erased by a later flip: skipped
+    }
 
-    std::vector<std::vector<uint32_t>> before = anchors_of(incremental, graph);
-    incremental.relabel(touched);
+    uint64_t labelled_before = incremental.states_relabelled();
+    std::vector<Node*> region = incremental.relabel(live);
     Matcher fresh(compiled, graph);
     fresh.label_all();
-    INFO("step " << step << ": " << ops(graph));
+    INFO("round " << round << ": " << ops(graph));
     REQUIRE(anchors_of(incremental, graph) == anchors_of(fresh, graph));
-    changed_anchors += before != anchors_of(fresh, graph) ? 1 : 0;
+    // Each node of the region was labelled once, and the region lists each once.
+    CHECK(incremental.states_relabelled() - labelled_before == region.size());
+    std::vector<Node*> sorted = region;
+    std::sort(sorted.begin(), sorted.end());
+    CHECK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end());
+    // Rounds where a node that was there before (not a new one, whose state starts empty)
+    // changed which rules anchor at it: the change travelled up through users.
+    bool changed = false;
+    for (const Node* n : graph.nodes()) {
+      auto it = stale.find(n);
+      changed = changed || (it != stale.end() && it->second != fresh.anchored_rules(n));
+    }
+    changed_rounds += changed ? 1 : 0;
   }
-  // The flips did change which rules anchor where (the test exercised relabelling).
-  CHECK(changed_anchors > 10);
+  // The flips changed which rules anchor at the nodes above them (relabelling was exercised).
+  CHECK(changed_rounds > 10);
 }
 
 TEST_CASE("relabel returns its region once each, the touched nodes first", "[rewrite][matcher]") {
@@ -125,17 +190,13 @@ TEST_CASE("relabel returns its region once each, the touched nodes first", "[rew
   graph.set_output({Input::of(g)});
   Matcher matcher(compiled, graph);
   matcher.label_all();
-  // b twice and c (b's user) given: c once, then their users up to max_height (3) above.
+  // c, then b twice: the region is c and b, then their users up to max_height (3) above them.
   REQUIRE(compiled.max_height() == 3);
   std::vector<Node*> region = matcher.relabel({c, b, b});
-  REQUIRE(region.size() >= 2);
+  REQUIRE(region.size() == 5);  // c b d e f
   CHECK(region[0] == c);
   CHECK(region[1] == b);
-  std::vector<Node*> sorted = region;
-  std::sort(sorted.begin(), sorted.end());
-  CHECK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end());
   CHECK(std::find(region.begin(), region.end(), a) == region.end());  // below the change
-  CHECK(region.size() == 5);                                          // c b d e f
   CHECK(std::find(region.begin(), region.end(), f) != region.end());  // 3 above c
   CHECK(std::find(region.begin(), region.end(), g) == region.end());  // 4 above c
 }
