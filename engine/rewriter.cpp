@@ -494,8 +494,9 @@ class Driver {
       }
       replacements[i] = v.node;
     }
-    // The created nodes are touched before the users they get: relabel() labels what it is
-    // given in that order, each node after its operands, and so finds them labelled already.
+    // The created nodes are touched before the users they get. relabel() labels each node after
+    // its operands whatever the order, but in this one a user finds its operands labelled
+    // already instead of waiting for them on its stack.
     const SharedString& provenance = provenance_of(m.rule);
     for (Node* n : created) {
       if (n->is_dead()) continue;
