@@ -550,7 +550,7 @@ class Driver {
         ref = store.store_unless_read(target, std::move(folded->value));
       }
       graph_.set_constant(node, target, ref);
-      // The node's name is the constant's with '_' for '.', made in the entry's own string.
+      // The node's name is the constant's with '_' for '.', made in `target`'s own buffer.
       std::replace(target.begin(), target.end(), '.', '_');
       graph_.rename(node, target);
     }

@@ -52,15 +52,6 @@ std::vector<std::vector<uint32_t>> anchors_of(Matcher& matcher, const Graph& gra
   return out;
 }
 
-/// "relu neg add …": the ops in graph order.
-std::string ops(const Graph& graph) {
-  std::string out;
-  for (const Node* n : graph.nodes()) {
-    if (n->is(NodeKind::kCallFunction)) out += (out.empty() ? "" : " ") + n->target();
-  }
-  return out;
-}
-
 /// A fixed pseudo-random bit sequence (xorshift).
 struct Bits {
   uint32_t state = 0x9e3779b9u;
@@ -155,7 +146,7 @@ TEST_CASE("relabel in any order gives the states a fresh labelling gives", "[rew
     std::vector<Node*> region = incremental.relabel(live);
     Matcher fresh(compiled, graph);
     fresh.label_all();
-    INFO("round " << round << ": " << ops(graph));
+    INFO("round " << round << ": " << ops_of(graph));
     REQUIRE(anchors_of(incremental, graph) == anchors_of(fresh, graph));
     // Each node of the region was labelled once, and the region lists each once.
     CHECK(incremental.states_relabelled() - labelled_before == region.size());
