@@ -45,6 +45,12 @@ bool winograd_shape(const Shape& w, const std::vector<int64_t>& stride,
          w[0] >= 16 && w[1] >= 16;
 }
 
+/// A convolution with a stride above 1 and a kernel larger than 1x1 (ResNet's stem and its
+/// stride-2 3x3 layers).
+bool is_strided_spatial(const Shape& w, const std::vector<int64_t>& stride) {
+  return w.size() == 4 && (stride[0] > 1 || stride[1] > 1) && (w[2] > 1 || w[3] > 1);
+}
+
 /// 4-d dims in the channel-blocked layout aBcd<block>b (nChw16c for block 16).
 md_t blocked_md(const Shape& shape, int block) {
   return md_t(to_dims(shape), dt::f32, block == 16 ? tag::aBcd16b : tag::aBcd8b);
@@ -122,11 +128,18 @@ std::optional<KernelPlan> build_conv2d(KernelContext& ctx) {
   // only for some shapes, ISAs and post-op chains) and the next is tried. A candidate that
   // would run oneDNN's slow reference kernel is skipped too, unless it is the last.
   //  1. Winograd, for eligible 3x3 stride-1 layers (it works in aBcd16b).
-  //  2. Direct in the graph-wide blocked layout when one is preferred (see preferred_block):
-  //     the input as it comes (plain nchw for a 3-channel stem), the result aBcd16b.
-  //  3. Direct reading the input in the blocked layout it already has, so a region keeps one
+  //  2. In a graph with a preferred blocked layout (see preferred_block), a strided convolution
+  //     with a kernel larger than 1x1 in oneDNN's own choice of layout: brgconv in nhwc, which
+  //     oneDNN 2.6 has in no blocked layout, runs ResNet's stride-2 3x3 and 7x7 layers 1.2-1.6x
+  //     faster than the direct aBcd16b kernel (jit:avx512_core), which outweighs the reorder
+  //     into nhwc and back (docs/benchmarks.md, "Strided convolutions in nhwc").
+  //  3. Direct in the graph-wide blocked layout when one is preferred: the input as it comes
+  //     if it is already in that layout or plain (nchw, as a 3-channel stem gets it), else
+  //     reordered into it, so that one strided convolution's nhwc result does not spread
+  //     through the following blocks; the result in that layout.
+  //  4. Direct reading the input in the blocked layout it already has, so a region keeps one
   //     layout and a residual can be summed in place.
-  //  4. Direct with format_tag::any: the primitive's own preference (nhwc for brgconv).
+  //  5. Direct with format_tag::any: the primitive's own preference (nhwc for brgconv).
   struct Candidate {
     dnnl::algorithm alg;
     md_t src, dst;
@@ -138,9 +151,13 @@ std::optional<KernelPlan> build_conv2d(KernelContext& ctx) {
     candidates.push_back({dnnl::algorithm::convolution_winograd, src_md, dst_md});
   }
   const bool delivered_blocked = blocked && !x.md.is_zero() && !is_plain(x.md);
-  if (blocked && ctx.preferred_block() > 0) {
-    candidates.push_back({direct, delivered_blocked ? x.md : plain_md(x.shape()),
-                          blocked_md(out, ctx.preferred_block())});
+  const int block = blocked ? ctx.preferred_block() : 0;
+  if (block > 0 && is_strided_spatial(w.shape(), params->stride)) {
+    candidates.push_back({direct, src_md, dst_md});
+  }
+  if (block > 0) {
+    const md_t src = !delivered_blocked ? plain_md(x.shape()) : blocked_md(x.shape(), block);
+    candidates.push_back({direct, src, blocked_md(out, block)});
   }
   if (delivered_blocked) candidates.push_back({direct, x.md, dst_md});
   candidates.push_back({direct, src_md, dst_md});
