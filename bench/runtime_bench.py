@@ -12,7 +12,9 @@ For each model x batch x threads:
      is per process and nothing else of this script competes for the cores), --rounds times,
      interleaved; a figure is the median over the rounds of each process's median latency;
   3. with --conv, bench/conv_efficiency compares every convolution's time inside graft's run
-     with a standalone oneDNN convolution of the same shape (GFLOP/s, ratio).
+     with a standalone oneDNN convolution of the same shape (GFLOP/s, ratio): run in the
+     model's order with its input just written (the bar: the same kernels in the same cache
+     state) and rerun back to back on cache-hot buffers (an upper bound no model run reaches).
 
 Every process gets OMP_NUM_THREADS=T and OPENBLAS_NUM_THREADS=T besides its own thread
 setting (`--threads`, torch.set_num_threads). The 1-minute load average is recorded before
@@ -182,7 +184,7 @@ def main():
     rows = []
     header = (f"{'model':12s} {'B':>2s} {'T':>2s} {'load':>5s} {'graft ms':>9s} {'eager ms':>9s} {'jit ms':>9s}"
               f" {'graft/eager':>11s} {'graft/jit':>9s}  {'RSS MB graft/eager/jit':>22s}"
-              + (f" {'conv vs alone':>13s}" if args.conv else ""))
+              + (f" {'conv seq (hot)':>15s}" if args.conv else ""))
     print(header, flush=True)
     for model in args.models:
         for batch in args.batches:
@@ -209,20 +211,24 @@ def main():
                     conv = measure([conv_tool, fused[model], "--batch", str(batch), "--threads", str(threads),
                                     "--iters", str(max(args.iters, 10)), "--json"], threads)
                     row["conv"] = conv
-                    row["bars"]["conv_at_least_90%"] = conv["ratio"] >= BARS["conv_ratio"]
+                    # Judged against the standalone convolutions run in the model's order (same
+                    # cache state as inside graft's run); the cache-hot ratio is reported beside.
+                    row["bars"]["conv_at_least_90%"] = conv["ratio_seq"] >= BARS["conv_ratio"]
                 loads = g["load1"] + e["load1"] + j["load1"]
                 line = (f"{NAMES[model]:12s} {batch:2d} {threads:2d} {statistics.median(loads):5.2f}"
                         f" {g['p50_ms']:9.2f} {e['p50_ms']:9.2f} {j['p50_ms']:9.2f}"
                         f" {row['graft_over_eager']:11.2f} {row['graft_over_jit']:9.2f}"
                         f"  {g['peak_rss_mb']:6.0f} /{e['peak_rss_mb']:6.0f} /{j['peak_rss_mb']:6.0f}")
                 if args.conv:
-                    line += f" {100 * row['conv']['ratio']:12.0f}%"
+                    line += f" {100 * row['conv']['ratio_seq']:8.0f}% ({100 * row['conv']['ratio']:3.0f}%)"
                 failed = [k for k, ok in row["bars"].items() if not ok]
                 print(line + ("  MISSED: " + ", ".join(failed) if failed else ""), flush=True)
                 rows.append(row)
     print("graft/eager and graft/jit are latency ratios (below 1: graft faster); the bars need "
           f"graft/eager <= {1 / BARS['speedup_vs_eager']:.3f} and graft/jit <= 1. load: median 1-min "
-          "load average before the measurements.")
+          "load average before the measurements."
+          + (" conv: standalone oneDNN time / graft's, the standalone convolutions run in the model's "
+             "order (the bar) and, in parentheses, rerun cache-hot." if args.conv else ""))
     if args.json:
         meta = {"date": time.strftime("%Y-%m-%d %H:%M:%S"), "uname": os.uname().release,
                 "cpus": os.cpu_count(), "openblas": blas, "iters": args.iters, "warmup": args.warmup,
