@@ -24,16 +24,21 @@
 // previous step and the weights and scratchpad in whatever state the layers in between left
 // them (evicted when the model's weights exceed the caches, as ResNet's do; still in L3 for a
 // small model such as MobileNetV2). The third column ("seq") reproduces that with oneDNN alone:
-// every standalone convolution, on its own buffers, runs once per pass in the model's order,
-// its input and destination stored to just before (a model's input was just written; its
-// destination is bytes of the memory plan's arena used shortly before). Its ratio compares
-// graft's convolutions with the same oneDNN convolutions in the same cache conditions: what
-// graft adds or loses (layout choices, memory planning, the run loop) and nothing else.
+// every standalone convolution, on its own buffers (one scratchpad shared by all, as graft's
+// kernels share one and as oneDNN's library-managed scratchpad is shared too), runs once per
+// pass in the model's order, its input and destination stored to just before by all threads
+// (a model's input was just written by the previous step; its destination is bytes of the
+// memory plan's arena used shortly before). Its ratio compares graft's convolutions with
+// oneDNN's, each in the layout oneDNN prefers for it, under nearly the same cache conditions
+// (the stores approximate where the producing step left each line): what graft's layout
+// choices, memory plan and run loop cost.
 #include <immintrin.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -137,7 +142,7 @@ struct Standalone {
     for (int arg : {DNNL_ARG_SRC, DNNL_ARG_DST}) {
       const dnnl::memory& m = args.at(arg);
       auto* p = static_cast<volatile char*>(m.get_data_handle());
-      const auto lines = static_cast<int64_t>(m.get_desc().get_size() / 64);
+      const auto lines = static_cast<int64_t>((m.get_desc().get_size() + 63) / 64);
       // By all threads, in contiguous shares, as the step that wrote it would have: with two
       // threads, half of a tensor sits in each core's cache.
 #pragma omp parallel for schedule(static)
@@ -282,6 +287,25 @@ int run(const Flags& flags) {
     // better choice on this machine?
     if (winograd) row.direct = make_standalone(*c, dnnl::algorithm::convolution_direct);
     rows.push_back(std::move(row));
+  }
+  // One scratchpad for all standalone convolutions, as graft's kernels share one and as
+  // oneDNN's own library-managed scratchpad is shared by the primitives of a thread: a seq
+  // pass then finds the bytes the previous convolution's scratchpad left in the caches.
+  size_t scratchpad_bytes = 0;
+  for (ConvRow& row : rows) {
+    for (Standalone* s : {row.alone.get(), row.direct.get()}) {
+      if (s == nullptr || s->args.count(DNNL_ARG_SCRATCHPAD) == 0) continue;
+      scratchpad_bytes = std::max(scratchpad_bytes, s->args.at(DNNL_ARG_SCRATCHPAD).get_desc().get_size());
+    }
+  }
+  std::vector<std::byte> shared_scratchpad(scratchpad_bytes + 64);
+  void* scratchpad = shared_scratchpad.data() + (64 - reinterpret_cast<uintptr_t>(shared_scratchpad.data()) % 64);
+  for (ConvRow& row : rows) {
+    for (Standalone* s : {row.alone.get(), row.direct.get()}) {
+      if (s != nullptr && s->args.count(DNNL_ARG_SCRATCHPAD) != 0) {
+        s->args.at(DNNL_ARG_SCRATCHPAD).set_data_handle(scratchpad);
+      }
+    }
   }
 
   // Timed in rounds that alternate the model's runs with the standalone convolutions' runs, so

@@ -274,8 +274,18 @@ bool Compiler::compile_node(const Node& node) {
   const int dst = arena_value(plan->dst_md);
   Step step;
   if (plan->accumulate_src >= 0) {
-    step.prefill = add_reorder(srcs[static_cast<size_t>(plan->accumulate_src)], dst,
-                               node.name() + ".residual");
+    // A residual in another layout than dst that an earlier consumer already had reordered
+    // into dst's layout (ResNet's first block: the pool's nhwc result, reordered into aBcd16b
+    // for the block's first convolution) is summed from that copy: a plain copy, or none at
+    // all when the copy dies here, instead of a second reorder.
+    int& residual = srcs[static_cast<size_t>(plan->accumulate_src)];
+    for (const auto& [md, copy] : layouts_[static_cast<size_t>(residual)]) {
+      if (md == plan->dst_md) {
+        residual = copy;
+        break;
+      }
+    }
+    step.prefill = add_reorder(residual, dst, node.name() + ".residual");
   }
   step.info = {node.name(), node.target(), plan->impl, layout_name(plan->dst_md), false};
   step.kernel = std::move(plan->kernel);

@@ -45,10 +45,12 @@ bool winograd_shape(const Shape& w, const std::vector<int64_t>& stride,
          w[0] >= 16 && w[1] >= 16;
 }
 
-/// A convolution with a stride above 1 and a kernel larger than 1x1 (ResNet's stem and its
-/// stride-2 3x3 layers).
-bool is_strided_spatial(const Shape& w, const std::vector<int64_t>& stride) {
-  return w.size() == 4 && (stride[0] > 1 || stride[1] > 1) && (w[2] > 1 || w[3] > 1);
+/// A dense, undilated convolution with a stride above 1 and a kernel larger than 1x1
+/// (ResNet's stem and its stride-2 3x3 layers): the case measured to run faster in brgconv's
+/// nhwc than in the graph-wide aBcd16b (docs/benchmarks.md).
+bool is_strided_spatial(const Shape& w, const ConvParams& p) {
+  return w.size() == 4 && p.groups == 1 && p.dilation == std::vector<int64_t>{1, 1} &&
+         (p.stride[0] > 1 || p.stride[1] > 1) && (w[2] > 1 || w[3] > 1);
 }
 
 /// 4-d dims in the channel-blocked layout aBcd<block>b (nChw16c for block 16).
@@ -128,11 +130,11 @@ std::optional<KernelPlan> build_conv2d(KernelContext& ctx) {
   // only for some shapes, ISAs and post-op chains) and the next is tried. A candidate that
   // would run oneDNN's slow reference kernel is skipped too, unless it is the last.
   //  1. Winograd, for eligible 3x3 stride-1 layers (it works in aBcd16b).
-  //  2. In a graph with a preferred blocked layout (see preferred_block), a strided convolution
-  //     with a kernel larger than 1x1 in oneDNN's own choice of layout: brgconv in nhwc, which
-  //     oneDNN 2.6 has in no blocked layout, runs ResNet's stride-2 3x3 and 7x7 layers 1.2-1.6x
-  //     faster than the direct aBcd16b kernel (jit:avx512_core), which outweighs the reorder
-  //     into nhwc and back (docs/benchmarks.md, "Strided convolutions in nhwc").
+  //  2. In a graph with a preferred blocked layout (see preferred_block), a dense strided
+  //     convolution with a kernel larger than 1x1 in oneDNN's own choice of layout: brgconv in
+  //     nhwc, which oneDNN 2.6 has in no blocked layout, runs ResNet's stride-2 3x3 and 7x7
+  //     layers 1.1-1.5x faster than the direct aBcd16b kernel (jit:avx512_core), more than the
+  //     reorder into nhwc and back costs (docs/benchmarks.md, "Strided convolutions in nhwc").
   //  3. Direct in the graph-wide blocked layout when one is preferred: the input as it comes
   //     if it is already in that layout or plain (nchw, as a 3-channel stem gets it), else
   //     reordered into it, so that one strided convolution's nhwc result does not spread
@@ -152,7 +154,7 @@ std::optional<KernelPlan> build_conv2d(KernelContext& ctx) {
   }
   const bool delivered_blocked = blocked && !x.md.is_zero() && !is_plain(x.md);
   const int block = blocked ? ctx.preferred_block() : 0;
-  if (block > 0 && is_strided_spatial(w.shape(), params->stride)) {
+  if (block > 0 && is_strided_spatial(w.shape(), *params)) {
     candidates.push_back({direct, src_md, dst_md});
   }
   if (block > 0) {

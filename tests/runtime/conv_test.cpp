@@ -185,18 +185,29 @@ TEST_CASE("3x3 stride-1 convolutions match the reference with and without Winogr
 
 TEST_CASE("a network with Winograd layers keeps one blocked layout except around strided convolutions",
           "[runtime][conv][layout][winograd]") {
+  // ResNet in small: a strided stem, a pool, a block of two Winograd convolutions whose residual
+  // is the pool's result, then a strided block with a 1x1 downsampling branch.
   GraphBuilder b;
   Node* x = b.input("x", {1, 3, 20, 20});
-  Node* stem = b.call("conv2d_post", {in(x), in(b.constant("stem", {32, 3, 3, 3}, 1))},
-                      {{"stride", int64_t{2}}, {"padding", int64_t{1}}, {"activation", std::string("relu")}});
+  uint64_t seed = 0;
+  auto conv = [&](Node* input, const char* w, Shape shape, int64_t stride, Node* residual,
+                  std::map<std::string, AttrValue> attrs) {
+    attrs["stride"] = stride;
+    attrs["padding"] = shape[2] / 2;
+    return b.call("conv2d_post", {in(input), in(b.constant(w, shape, ++seed)), Input::none(),
+                                  residual ? in(residual) : Input::none()},
+                  attrs);
+  };
+  const std::map<std::string, AttrValue> relu{{"activation", std::string("relu")}};
+  const std::map<std::string, AttrValue> post_relu{{"post_activation", std::string("relu")}};
+  Node* stem = conv(x, "stem", {32, 3, 3, 3}, 2, nullptr, relu);
   Node* pool = b.call("max_pool2d", {in(stem)},
                       {{"kernel_size", int64_t{3}}, {"stride", int64_t{1}}, {"padding", int64_t{1}}});
-  Node* down = b.call("conv2d_post", {in(pool), in(b.constant("down", {64, 32, 1, 1}, 2))},
-                      {{"stride", int64_t{2}}});
-  Node* c1 = b.call("conv2d_post", {in(pool), in(b.constant("c1", {64, 32, 3, 3}, 3))},
-                    {{"stride", int64_t{2}}, {"padding", int64_t{1}}, {"activation", std::string("relu")}});
-  Node* c2 = b.call("conv2d_post", {in(c1), in(b.constant("c2", {64, 64, 3, 3}, 4)), Input::none(), in(down)},
-                    {{"padding", int64_t{1}}, {"post_activation", std::string("relu")}});
+  Node* l1a = conv(pool, "l1a", {32, 32, 3, 3}, 1, nullptr, relu);
+  Node* l1b = conv(l1a, "l1b", {32, 32, 3, 3}, 1, pool, post_relu);
+  Node* down = conv(l1b, "down", {64, 32, 1, 1}, 2, nullptr, {});
+  Node* c1 = conv(l1b, "c1", {64, 32, 3, 3}, 2, nullptr, relu);
+  Node* c2 = conv(c1, "c2", {64, 64, 3, 3}, 1, down, post_relu);
   Node* dw = b.call("conv2d", {in(c2), in(b.constant("dw", {64, 1, 3, 3}, 5))},
                     {{"padding", int64_t{1}}, {"groups", int64_t{64}}});
   Node* head = b.call("adaptive_avg_pool2d", {in(dw)}, {{"output_size", std::vector<int64_t>{1, 1}}});
@@ -206,32 +217,37 @@ TEST_CASE("a network with Winograd layers keeps one blocked layout except around
   INFO(exe->dump());
   std::map<std::string, const runtime::StepInfo*> steps;
   for (const runtime::StepInfo& s : exe->steps()) steps[s.name] = &s;
-  const runtime::StepInfo* winograd = steps[c2->name()];
-  REQUIRE(winograd != nullptr);
-  if (winograd->impl.find("wino") == std::string::npos) {
+  for (const Node* n : {stem, pool, l1a, l1b, down, c1, c2, dw, head}) {
+    INFO(n->name());
+    REQUIRE(steps.count(n->name()) == 1);
+  }
+  if (steps[c2->name()]->impl.find("wino") == std::string::npos) {
     WARN("oneDNN has no Winograd kernel on this CPU; layouts were chosen per layer");
     return;
   }
-  // The graph-wide layout: the Winograd layer's, and of everything that follows it or feeds
-  // its residual sum (in place: no copy of `down` into c2's result).
-  for (const Node* n : {down, c2, dw, head}) {
+  // The graph-wide layout: the Winograd layers', and of everything else but the strided
+  // convolutions and the pool between them.
+  for (const Node* n : {l1a, l1b, down, c2, dw, head}) {
     INFO(n->name());
-    REQUIRE(steps[n->name()] != nullptr);
     CHECK(steps[n->name()]->layout == "aBcd16b");
   }
-  CHECK(steps.count(c2->name() + ".residual") == 0);
-  // The two strided 3x3 convolutions run in nhwc (brgconv, which oneDNN has wherever it has
-  // Winograd: avx512_core); the pool between them takes the layout it is given; the layout
-  // changes only at their borders.
-  CHECK(steps[stem->name()]->layout == "acdb");
-  CHECK(steps[c1->name()]->layout == "acdb");
+  // The strided 3x3 convolutions run brgconv in nhwc (oneDNN has it wherever it has Winograd:
+  // avx512_core), and the pool takes the layout it is given.
+  for (const Node* n : {stem, c1}) {
+    INFO(n->name());
+    CHECK(steps[n->name()]->layout == "acdb");
+    CHECK(steps[n->name()]->impl.find("brg") != std::string::npos);
+  }
   CHECK(steps[pool->name()]->layout == "acdb");
+  // One reorder per border: into the stem (the model input), the pool's result into the block
+  // (shared by l1a and l1b's residual), the block's result into c1, c1's into c2. Both residual
+  // sums add in place: l1b onto the pool's reordered copy, c2 onto down's result.
   std::set<std::string> reorders;
   for (const runtime::StepInfo& s : exe->steps()) {
     if (s.op == "reorder" && s.name.find(".output") == std::string::npos) reorders.insert(s.name);
   }
-  // Into the stem (the model input), into `down` (the pool's result in the blocked layout) and
-  // into c2 (c1's result): one reorder per border, none elsewhere.
-  CHECK(reorders == std::set<std::string>{stem->name() + ".reorder", down->name() + ".reorder",
-                                          c2->name() + ".reorder"});
+  CHECK(reorders == std::set<std::string>{stem->name() + ".reorder", l1a->name() + ".reorder",
+                                          c1->name() + ".reorder", c2->name() + ".reorder"});
+  CHECK(steps[l1b->name()]->in_place);
+  CHECK(steps[c2->name()]->in_place);
 }
