@@ -186,7 +186,8 @@ TEST_CASE("3x3 stride-1 convolutions match the reference with and without Winogr
 TEST_CASE("a network with Winograd layers keeps one blocked layout except around strided convolutions",
           "[runtime][conv][layout][winograd]") {
   // ResNet in small: a strided stem, a pool, a block of two Winograd convolutions whose residual
-  // is the pool's result, then a strided block with a 1x1 downsampling branch.
+  // is the pool's result, then a bottleneck-style strided block (3x3 stride 2, then 1x1 with the
+  // 1x1 downsampling branch as residual) and a Winograd layer.
   GraphBuilder b;
   Node* x = b.input("x", {1, 3, 20, 20});
   uint64_t seed = 0;
@@ -207,7 +208,8 @@ TEST_CASE("a network with Winograd layers keeps one blocked layout except around
   Node* l1b = conv(l1a, "l1b", {32, 32, 3, 3}, 1, pool, post_relu);
   Node* down = conv(l1b, "down", {64, 32, 1, 1}, 2, nullptr, {});
   Node* c1 = conv(l1b, "c1", {64, 32, 3, 3}, 2, nullptr, relu);
-  Node* c2 = conv(c1, "c2", {64, 64, 3, 3}, 1, down, post_relu);
+  Node* e = conv(c1, "e", {64, 64, 1, 1}, 1, down, post_relu);
+  Node* c2 = conv(e, "c2", {64, 64, 3, 3}, 1, nullptr, relu);
   Node* dw = b.call("conv2d", {in(c2), in(b.constant("dw", {64, 1, 3, 3}, 5))},
                     {{"padding", int64_t{1}}, {"groups", int64_t{64}}});
   Node* head = b.call("adaptive_avg_pool2d", {in(dw)}, {{"output_size", std::vector<int64_t>{1, 1}}});
@@ -217,7 +219,7 @@ TEST_CASE("a network with Winograd layers keeps one blocked layout except around
   INFO(exe->dump());
   std::map<std::string, const runtime::StepInfo*> steps;
   for (const runtime::StepInfo& s : exe->steps()) steps[s.name] = &s;
-  for (const Node* n : {stem, pool, l1a, l1b, down, c1, c2, dw, head}) {
+  for (const Node* n : {stem, pool, l1a, l1b, down, c1, e, c2, dw, head}) {
     INFO(n->name());
     REQUIRE(steps.count(n->name()) == 1);
   }
@@ -226,8 +228,9 @@ TEST_CASE("a network with Winograd layers keeps one blocked layout except around
     return;
   }
   // The graph-wide layout: the Winograd layers', and of everything else but the strided
-  // convolutions and the pool between them.
-  for (const Node* n : {l1a, l1b, down, c2, dw, head}) {
+  // convolutions and the pool between them (e is handed c1's nhwc result and asks for aBcd16b
+  // rather than adopting nhwc, which would spread into its residual and beyond).
+  for (const Node* n : {l1a, l1b, down, e, c2, dw, head}) {
     INFO(n->name());
     CHECK(steps[n->name()]->layout == "aBcd16b");
   }
@@ -240,14 +243,14 @@ TEST_CASE("a network with Winograd layers keeps one blocked layout except around
   }
   CHECK(steps[pool->name()]->layout == "acdb");
   // One reorder per border: into the stem (the model input), the pool's result into the block
-  // (shared by l1a and l1b's residual), the block's result into c1, c1's into c2. Both residual
-  // sums add in place: l1b onto the pool's reordered copy, c2 onto down's result.
+  // (shared by l1a and l1b's residual), the block's result into c1, c1's into e. Both residual
+  // sums add in place: l1b onto the pool's reordered copy, e onto down's result.
   std::set<std::string> reorders;
   for (const runtime::StepInfo& s : exe->steps()) {
     if (s.op == "reorder" && s.name.find(".output") == std::string::npos) reorders.insert(s.name);
   }
   CHECK(reorders == std::set<std::string>{stem->name() + ".reorder", l1a->name() + ".reorder",
-                                          c1->name() + ".reorder", c2->name() + ".reorder"});
+                                          c1->name() + ".reorder", e->name() + ".reorder"});
   CHECK(steps[l1b->name()]->in_place);
-  CHECK(steps[c2->name()]->in_place);
+  CHECK(steps[e->name()]->in_place);
 }
