@@ -75,6 +75,8 @@ class Compiler {
   std::optional<Operand> operand_of(const Node& node, const Input& input);
   int value_of(const Node& producer);
   int value_in(int v, const md_t& want, const std::string& consumer);
+  /// Value `v` in layout `want` if it is already there or a copy in it exists, else -1.
+  int existing_in(int v, const md_t& want) const;
   int new_buffer(Buffer b) {
     buffers_.push_back(b);
     return static_cast<int>(buffers_.size()) - 1;
@@ -200,11 +202,16 @@ int Compiler::add_reorder(int src, int dst, std::string name) {
   return static_cast<int>(steps_.size()) - 1;
 }
 
-int Compiler::value_in(int v, const md_t& want, const std::string& consumer) {
+int Compiler::existing_in(int v, const md_t& want) const {
   if (values_[static_cast<size_t>(v)].md == want) return v;
   for (const auto& [md, other] : layouts_[static_cast<size_t>(v)]) {
     if (md == want) return other;
   }
+  return -1;
+}
+
+int Compiler::value_in(int v, const md_t& want, const std::string& consumer) {
+  if (int existing = existing_in(v, want); existing >= 0) return existing;
   const md_t have = values_[static_cast<size_t>(v)].md;
   if (md_shape(have) != md_shape(want)) {
     // Other dims (a 2-d view for layer norm or linear): only plain data can be seen with
@@ -279,12 +286,7 @@ bool Compiler::compile_node(const Node& node) {
     // for the block's first convolution) is summed from that copy: a plain copy, or none at
     // all when the copy dies here, instead of a second reorder.
     int& residual = srcs[static_cast<size_t>(plan->accumulate_src)];
-    for (const auto& [md, copy] : layouts_[static_cast<size_t>(residual)]) {
-      if (md == plan->dst_md) {
-        residual = copy;
-        break;
-      }
-    }
+    if (int copy = existing_in(residual, plan->dst_md); copy >= 0) residual = copy;
     step.prefill = add_reorder(residual, dst, node.name() + ".residual");
   }
   step.info = {node.name(), node.target(), plan->impl, layout_name(plan->dst_md), false};
