@@ -13,8 +13,8 @@ For each model x batch x threads:
      interleaved; a figure is the median over the rounds of each process's median latency;
   3. with --conv, bench/conv_efficiency compares every convolution's time inside graft's run
      with a standalone oneDNN convolution of the same shape (GFLOP/s, ratio): run in the
-     model's order with its input just written (the bar: the same kernels in the same cache
-     state) and rerun back to back on cache-hot buffers (an upper bound no model run reaches).
+     model's order with its input just written (the bar: nearly the cache state of a model
+     run) and rerun back to back on cache-hot buffers (an upper bound no model run reaches).
 
 Every process gets OMP_NUM_THREADS=T and OPENBLAS_NUM_THREADS=T besides its own thread
 setting (`--threads`, torch.set_num_threads). The 1-minute load average is recorded before
@@ -211,8 +211,8 @@ def main():
                     conv = measure([conv_tool, fused[model], "--batch", str(batch), "--threads", str(threads),
                                     "--iters", str(max(args.iters, 10)), "--json"], threads)
                     row["conv"] = conv
-                    # Judged against the standalone convolutions run in the model's order (same
-                    # cache state as inside graft's run); the cache-hot ratio is reported beside.
+                    # Judged against the standalone convolutions run in the model's order (nearly
+                    # the cache state of graft's run; docs/benchmarks.md); the cache-hot ratio is reported beside.
                     row["bars"]["conv_at_least_90%"] = conv["ratio_seq"] >= BARS["conv_ratio"]
                 loads = g["load1"] + e["load1"] + j["load1"]
                 line = (f"{NAMES[model]:12s} {batch:2d} {threads:2d} {statistics.median(loads):5.2f}"
