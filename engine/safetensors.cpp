@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/json_limits.h"
+#include "engine/strict_json.h"
 #include "engine/support/check.h"
 
 namespace graft {
@@ -300,18 +301,36 @@ std::optional<json> parse_header(const std::byte* begin, uint64_t length,
                             kMaxJsonDepth, 8 + deep));
     return std::nullopt;
   }
-  try {
-    return json::parse(text, text + length);
-  } catch (const json::exception& e) {
-    // Drop the "[json.exception.parse_error.101] " tag; the rest says where and what.
-    std::string_view what = e.what();
-    if (size_t tag_end = what.find("] "); !what.empty() && what[0] == '[' && tag_end != what.npos) {
-      what.remove_prefix(tag_end + 2);
+  JsonError bad;
+  std::optional<json> header = parse_strict_json({text, length}, &bad);
+  if (header) return header;
+  switch (bad.kind) {
+    case JsonError::Kind::kSyntax:
+      diags.error(DiagLocation::in_file(display_name),
+                  fmt::format("header is not valid JSON: {}", bad.message));
+      break;
+    case JsonError::Kind::kNul:
+      diags.error(DiagLocation::in_file(display_name),
+                  fmt::format("header is not valid JSON: a NUL byte at byte {} (a header is "
+                              "padded with spaces)",
+                              kLengthBytes + bad.offset));
+      break;
+    case JsonError::Kind::kDuplicateKey: {
+      std::string where = fmt::format("(at bytes {} and {})", kLengthBytes + bad.first_offset,
+                                      kLengthBytes + bad.offset);
+      diags.error(DiagLocation::in_json(display_name,
+                                        (json::json_pointer(bad.object_pointer) / bad.key)
+                                            .to_string()),
+                  !bad.object_pointer.empty()
+                      ? fmt::format("key '{}' appears twice in {} {}", bad.key,
+                                    bad.object_pointer, where)
+                  : bad.key == kMetadataKey
+                      ? fmt::format("'{}' appears twice {}", bad.key, where)
+                      : fmt::format("tensor '{}' is declared twice {}", bad.key, where));
+      break;
     }
-    diags.error(DiagLocation::in_file(display_name),
-                fmt::format("header is not valid JSON: {}", what));
-    return std::nullopt;
   }
+  return std::nullopt;
 }
 
 }  // namespace

@@ -185,6 +185,33 @@ TEST_CASE("safetensors header may carry trailing spaces and unused data", "[engi
   CHECK(float_at(file->tensors.at("a"), 0) == 7.0f);
 }
 
+TEST_CASE("safetensors rejects a name given twice, at both places", "[engine][safetensors]") {
+  // nlohmann keeps the last of two equal keys; the file would mean what its second entry says
+  // while other readers (or a person) see the first.
+  std::string entry = R"({"dtype":"F32","shape":[1],"data_offsets":[0,4]})";
+  Diagnostic twice = single_error(make_file(R"({"w":)" + entry + R"(,"w":)" + entry + "}", "abcd"));
+  CHECK(twice.loc.json_path == "/w");
+  CHECK(twice.message == "tensor 'w' is declared twice (at bytes 9 and 62)");
+
+  Diagnostic key = single_error(
+      one_tensor(R"({"dtype":"F32","shape":[1],"dtype":"I32","data_offsets":[0,4]})", "abcd"));
+  CHECK(key.loc.json_path == "/w/dtype");
+  CHECK(key.message == "key 'dtype' appears twice in /w (at bytes 14 and 40)");
+
+  Diagnostic meta = single_error(make_file(R"({"__metadata__":{"k":"a","k":"b"}})"));
+  CHECK(meta.loc.json_path == "/__metadata__/k");
+  CHECK(meta.message == "key 'k' appears twice in /__metadata__ (at bytes 25 and 33)");
+}
+
+TEST_CASE("safetensors rejects a NUL byte in the header, also as padding", "[engine][safetensors]") {
+  // nlohmann stops at a NUL, so whatever follows it was accepted unread.
+  std::string header = R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})";
+  CHECK(single_error(make_file(header + std::string(3, '\0'), "abcd")).message ==
+        "header is not valid JSON: a NUL byte at byte 62 (a header is padded with spaces)");
+  CHECK(single_error(make_file(header + std::string(1, '\0') + R"({"x": 1})", "abcd")).message ==
+        "header is not valid JSON: a NUL byte at byte 62 (a header is padded with spaces)");
+}
+
 // ** files on disk and ownership **
 
 TEST_CASE("read_safetensors maps a file written to disk", "[engine][safetensors]") {
