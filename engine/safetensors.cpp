@@ -88,7 +88,7 @@ class HeaderChecker {
 
   std::optional<Entry> check_tensor(const std::string& name, const json& entry);
   std::optional<std::map<std::string, std::string>> check_metadata(const json& value);
-  void check_overlaps(std::vector<Entry> entries);
+  void check_layout(std::vector<Entry> entries);
 
  private:
   Diagnostic& error(std::string path, std::string message) {
@@ -259,27 +259,52 @@ std::optional<std::map<std::string, std::string>> HeaderChecker::check_metadata(
   return metadata;
 }
 
-// Sorting by begin makes any overlap show up against the furthest-reaching earlier tensor, so
-// one pass finds every overlapping tensor (comparing only adjacent pairs would miss a third
-// tensor inside a big first one). Empty tensors occupy no bytes and overlap nothing; torch
-// writes them at the current offset, which may be inside no other tensor or exactly at its end.
-void HeaderChecker::check_overlaps(std::vector<Entry> entries) {
-  std::erase_if(entries, [](const Entry& e) { return e.begin == e.end; });
+// The reference reader's rule: sorted by offsets, each tensor starts where the one before ends,
+// and the last ends where the data section does — no hole, no overlap, no trailing byte, so
+// every byte of the file belongs to exactly one tensor. An empty tensor must sit on such a
+// boundary too. Comparing against the furthest-reaching earlier tensor (not only the previous
+// one) reports every tensor inside a big first one.
+void HeaderChecker::check_layout(std::vector<Entry> entries) {
   std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
     return std::tie(a.begin, a.end, a.name) < std::tie(b.begin, b.end, b.name);
   });
   const Entry* reach = nullptr;  // the earlier tensor whose data ends furthest
+  uint64_t covered = 0;          // where that tensor ends
   for (const Entry& e : entries) {
-    if (reach != nullptr && e.begin < reach->end) {
-      Diagnostic& diag =
-          error(pointer({e.name, "data_offsets"}),
-                fmt::format("data of tensor '{}' [{}, {}) overlaps tensor '{}' [{}, {})", e.name,
-                            e.begin, e.end, reach->name, reach->begin, reach->end));
+    std::string path = pointer({e.name, "data_offsets"});
+    if (e.begin < covered) {
+      Diagnostic& diag = error(
+          path, e.begin == e.end
+                    ? fmt::format("empty tensor '{}' sits at byte {}, inside tensor '{}' [{}, {}) "
+                                  "(an empty tensor sits where one tensor ends)",
+                                  e.name, e.begin, reach->name, reach->begin, reach->end)
+                    : fmt::format("data of tensor '{}' [{}, {}) overlaps tensor '{}' [{}, {})",
+                                  e.name, e.begin, e.end, reach->name, reach->begin, reach->end));
       DiagnosticEngine::add_note(
           diag, DiagLocation::in_json(file_, pointer({reach->name, "data_offsets"})),
           fmt::format("tensor '{}' is declared here", reach->name));
+    } else if (e.begin > covered) {
+      error(path, reach == nullptr
+                      ? fmt::format("data of tensor '{}' starts at byte {}, leaving bytes [0, {}) "
+                                    "of the data section unused",
+                                    e.name, e.begin, e.begin)
+                      : fmt::format("data of tensor '{}' starts at byte {}, but tensor '{}' ends "
+                                    "at {}: bytes [{}, {}) belong to no tensor",
+                                    e.name, e.begin, reach->name, covered, covered, e.begin));
     }
-    if (reach == nullptr || e.end > reach->end) reach = &e;
+    if (reach == nullptr || e.end > covered) {
+      reach = &e;
+      covered = e.end;
+    }
+  }
+  if (covered != data_size_) {
+    error(reach == nullptr ? "" : pointer({reach->name, "data_offsets"}),
+          reach == nullptr
+              ? fmt::format("the data section holds {} bytes, but the header declares no tensors",
+                            data_size_)
+              : fmt::format("the data section holds {} bytes, but its last tensor '{}' ends at "
+                            "{}: {} trailing bytes belong to no tensor",
+                            data_size_, reach->name, covered, data_size_ - covered));
   }
 }
 
@@ -435,7 +460,8 @@ std::optional<SafetensorsFile> parse_safetensors(const std::byte* data, size_t s
       entries.push_back(std::move(*entry));
     }
   }
-  checker.check_overlaps(entries);
+  // The layout is judged on the whole set of tensors: with one rejected, holes would be noise.
+  if (diags.error_count() == errors_before) checker.check_layout(entries);
   if (diags.error_count() != errors_before) return std::nullopt;
 
   for (Entry& e : entries) {
