@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <set>
 #include <sstream>
 #include <unordered_map>
@@ -38,8 +39,12 @@ const std::vector<std::string> kNodeKinds = {"placeholder", "get_attr", "call_fu
 
 class ModelLoader {
  public:
-  ModelLoader(std::string display_name, std::string base_dir, DiagnosticEngine& diags)
-      : file_(std::move(display_name)), base_dir_(std::move(base_dir)), diags_(diags) {}
+  ModelLoader(std::string display_name, std::string base_dir, const PathPolicy& policy,
+              DiagnosticEngine& diags)
+      : file_(std::move(display_name)),
+        base_dir_(std::move(base_dir)),
+        policy_(policy),
+        diags_(diags) {}
 
   /// "model.json:LINE:COL" of byte `offset` of the file's text.
   DiagLocation at_offset(std::string_view text, size_t offset) const {
@@ -54,8 +59,9 @@ class ModelLoader {
                        " levels deep; a model.json needs a handful");
       return std::nullopt;
     }
+    text_ = text;
     JsonError bad;
-    std::optional<json> parsed = parse_strict_json(text, &bad);
+    std::optional<json> parsed = parse_strict_json(text, &bad, &top_level_keys_);
     if (!parsed) {
       report_invalid_json(text, bad);
       return std::nullopt;
@@ -114,6 +120,15 @@ class ModelLoader {
     }
   }
 
+  /// The JSON pointer of top-level key `key`, with the line:col of the key in front.
+  DiagLocation top_level_location(const std::string& key) const {
+    auto it = top_level_keys_.find(key);
+    if (it == top_level_keys_.end()) return DiagLocation::in_json(file_, "/" + key);
+    DiagLocation at = at_offset(text_, it->second);
+    at.json_path = "/" + key;
+    return at;
+  }
+
   void check_keys(const json& object, const std::string& path,
                   const std::vector<std::string>& allowed, const char* what) {
     for (const auto& [key, value] : object.items()) {
@@ -154,9 +169,17 @@ class ModelLoader {
       error("/weights", "expected the path of a safetensors file, got " + w.dump());
       return;
     }
-    std::filesystem::path path(w.get<std::string>());
-    if (path.is_relative()) path = std::filesystem::path(base_dir_) / path;
-    std::optional<SafetensorsFile> file = read_safetensors(path.string(), diags_);
+    // Inside the model's folder only: a model from elsewhere must not make graft read, and copy
+    // into its output, any other file (FileConfinement).
+    FileConfinement folder(base_dir_, policy_, "the model's folder");
+    std::string problem;
+    std::optional<std::string> path = folder.resolve(w.get_ref<const std::string&>(), &problem);
+    if (!path) {
+      diags_.error(top_level_location("weights"), std::move(problem));
+      weights_failed_ = true;
+      return;
+    }
+    std::optional<SafetensorsFile> file = read_safetensors(*path, diags_, &folder);
     if (!file) {
       weights_failed_ = true;
       return;
@@ -750,7 +773,10 @@ class ModelLoader {
 
   std::string file_;
   std::string base_dir_;
+  const PathPolicy& policy_;
   DiagnosticEngine& diags_;
+  std::string_view text_;                          // the file's text, while loading
+  std::map<std::string, size_t> top_level_keys_;  // key -> offset, for line:col
   Graph* graph_ = nullptr;
   bool weights_failed_ = false;
   bool saw_output_ = false;
@@ -764,14 +790,16 @@ class ModelLoader {
 
 std::optional<Model> load_model_from_string(const std::string& text,
                                             const std::string& display_name,
-                                            const std::string& base_dir, DiagnosticEngine& diags) {
+                                            const std::string& base_dir, DiagnosticEngine& diags,
+                                            const PathPolicy& policy) {
   int errors_before = diags.error_count();
-  std::optional<Model> model = ModelLoader(display_name, base_dir, diags).load(text);
+  std::optional<Model> model = ModelLoader(display_name, base_dir, policy, diags).load(text);
   if (diags.error_count() != errors_before) return std::nullopt;
   return model;
 }
 
-std::optional<Model> load_model(const std::string& path, DiagnosticEngine& diags) {
+std::optional<Model> load_model(const std::string& path, DiagnosticEngine& diags,
+                                const PathPolicy& policy) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     diags.error(DiagLocation::in_file(path), "is a directory, expected a model.json file");
@@ -794,7 +822,7 @@ std::optional<Model> load_model(const std::string& path, DiagnosticEngine& diags
   text << in.rdbuf();
   std::string dir = std::filesystem::path(path).parent_path().string();
   std::optional<Model> model = load_model_from_string(text.str(), path, dir.empty() ? "." : dir,
-                                                      diags);
+                                                      diags, policy);
   if (model) model->path = path;
   return model;
 }

@@ -362,7 +362,8 @@ std::optional<json> parse_header(const std::byte* begin, uint64_t length,
 
 // ** MappedFile **
 
-std::shared_ptr<const MappedFile> MappedFile::open(const std::string& path, std::string* error) {
+std::shared_ptr<const MappedFile> MappedFile::open(const std::string& path, std::string* error,
+                                                   const FileConfinement* confinement) {
   auto fail = [&](int err) -> std::shared_ptr<const MappedFile> {
     if (error != nullptr) *error = errno_text(err);
     return nullptr;
@@ -371,6 +372,10 @@ std::shared_ptr<const MappedFile> MappedFile::open(const std::string& path, std:
   // it has no effect on regular files.
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return fail(errno);
+  if (confinement != nullptr && !confinement->check_opened(fd, path, error)) {
+    ::close(fd);
+    return nullptr;
+  }
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
     int err = errno;
@@ -407,9 +412,10 @@ MappedFile::~MappedFile() {
 
 // ** Reading **
 
-std::optional<SafetensorsFile> read_safetensors(const std::string& path, DiagnosticEngine& diags) {
+std::optional<SafetensorsFile> read_safetensors(const std::string& path, DiagnosticEngine& diags,
+                                                const FileConfinement* confinement) {
   std::string error;
-  std::shared_ptr<const MappedFile> file = MappedFile::open(path, &error);
+  std::shared_ptr<const MappedFile> file = MappedFile::open(path, &error, confinement);
   if (file == nullptr) {
     diags.error(DiagLocation::in_file(path),
                 fmt::format("cannot open safetensors file: {}", error));
