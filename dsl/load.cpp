@@ -1,13 +1,18 @@
 // Loading rule files: reads each file once, parses it, follows its imports depth-first and
 // orders the files so every file comes after the files it imports. An import of a file that
-// is still being loaded closes a cycle; the error names the whole chain.
+// is still being loaded closes a cycle; the error names the whole chain. An import resolves in
+// the importing file's folder (FileConfinement) before anything is read, so a rule file cannot
+// make graft read, and quote in a diagnostic, a file elsewhere.
 #include "dsl/load.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
-#include <sstream>
 
 #include "dsl/parser.h"
 #include "dsl/sema.h"
@@ -23,8 +28,8 @@ class Loader {
         options_(options),
         ctx_(std::make_unique<ast::Context>()) {}
 
-  /// Loads `path` (reached through `via`, or given on the command line when nullptr).
-  void load(const std::string& path, const ast::ImportDecl* via);
+  /// Loads `path`, given on the command line.
+  void load_root(const std::string& path) { load({normalize(path), nullptr, "", std::nullopt}); }
 
   std::optional<RuleFileSet> finish() {
     if (diags_.error_count() > errors_before_) return std::nullopt;
@@ -38,8 +43,23 @@ class Loader {
     const ast::ImportDecl* via;  // the import that led here; nullptr for a root
   };
 
+  /// A file to load: how it is shown and remembered, and for an import where it really is.
+  struct FileToLoad {
+    std::string path;                       // normalised; names the file in diagnostics
+    const ast::ImportDecl* via = nullptr;   // the import that led here; nullptr for a root
+    std::string real_path;                  // an import's canonical path, opened instead
+    std::optional<FileConfinement> folder;  // an import's allowed folders, checked once open
+  };
+
+  static std::string normalize(const std::string& path) {
+    return std::filesystem::path(path).lexically_normal().generic_string();
+  }
+  void load(const FileToLoad& file);
+  std::optional<FileToLoad> resolve_import(const ast::ImportDecl& import,
+                                           const std::filesystem::path& dir);
   void report_cycle(const std::string& path, const ast::ImportDecl* via);
-  std::optional<std::string> read(const std::string& path, const ast::ImportDecl* via);
+  std::optional<std::string> read(const FileToLoad& file);
+  static std::optional<std::string> read_from_disk(const FileToLoad& file, std::string* error);
 
   SourceManager& sources_;
   DiagnosticEngine& diags_;
@@ -50,10 +70,6 @@ class Loader {
   std::vector<Frame> stack_;
   int errors_before_ = diags_.error_count();
 };
-
-std::string normalize(const std::string& path) {
-  return std::filesystem::path(path).lexically_normal().generic_string();
-}
 
 void Loader::report_cycle(const std::string& path, const ast::ImportDecl* via) {
   size_t start = 0;
@@ -70,26 +86,69 @@ void Loader::report_cycle(const std::string& path, const ast::ImportDecl* via) {
   }
 }
 
-std::optional<std::string> Loader::read(const std::string& path, const ast::ImportDecl* via) {
+std::optional<Loader::FileToLoad> Loader::resolve_import(const ast::ImportDecl& import,
+                                                         const std::filesystem::path& dir) {
+  std::string_view name = import.path->value;
+  if (name.empty()) {
+    diags_.error(DiagLocation::at(import.path->range), "empty import path");
+    return std::nullopt;
+  }
+  FileToLoad file{normalize((dir / std::string(name)).string()), &import, "", std::nullopt};
+  FileConfinement folder(dir.string(), options_.paths, "the importing file's folder");
   std::string error;
+  // A reader given in the options is keyed by `file.path`; paths that exist on disk are still
+  // checked by their canonical location, others (in memory) as written.
+  std::optional<std::string> real = folder.resolve(name, &error);
+  if (real && !options_.read_file) {
+    file.real_path = std::move(*real);
+    file.folder = std::move(folder);
+  }
+  if (!error.empty()) {
+    diags_.error(DiagLocation::at(import.path->range), std::move(error));
+    return std::nullopt;
+  }
+  return file;
+}
+
+std::optional<std::string> Loader::read_from_disk(const FileToLoad& file, std::string* error) {
+  const std::string& path = file.real_path.empty() ? file.path : file.real_path;
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    *error = "'" + file.path + "' is a directory, not a rule file";
+    return std::nullopt;
+  }
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    *error = "cannot open '" + file.path + "'";
+    return std::nullopt;
+  }
+  // An import's descriptor is checked before a byte is read (a folder swapped for a symlink).
   std::optional<std::string> text;
-  if (options_.read_file) {
-    text = options_.read_file(path, &error);
-  } else {
-    std::error_code ec;
-    std::ifstream in(path, std::ios::binary);
-    if (std::filesystem::is_directory(path, ec)) {
-      error = "'" + path + "' is a directory, not a rule file";
-    } else if (in) {
-      std::ostringstream content;
-      content << in.rdbuf();
-      text = content.str();
-    } else {
-      error = "cannot open '" + path + "'";
+  if (!file.folder || file.folder->check_opened(fd, path, error)) {
+    text.emplace();
+    char buffer[1 << 16];
+    for (;;) {
+      ssize_t n = ::read(fd, buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        *error = "cannot read '" + file.path + "': " + std::strerror(errno);
+        text.reset();
+      }
+      if (n <= 0) break;
+      text->append(buffer, static_cast<size_t>(n));
     }
   }
+  ::close(fd);
+  return text;
+}
+
+std::optional<std::string> Loader::read(const FileToLoad& file) {
+  std::string error;
+  std::optional<std::string> text =
+      options_.read_file ? options_.read_file(file.path, &error) : read_from_disk(file, &error);
   if (!text) {
-    diags_.error(via != nullptr ? DiagLocation::at(via->path->range) : DiagLocation::in_file(path),
+    diags_.error(file.via != nullptr ? DiagLocation::at(file.via->path->range)
+                                     : DiagLocation::in_file(file.path),
                  error);
     return text;
   }
@@ -98,34 +157,30 @@ std::optional<std::string> Loader::read(const std::string& path, const ast::Impo
   return text;
 }
 
-void Loader::load(const std::string& raw_path, const ast::ImportDecl* via) {
-  std::string path = normalize(raw_path);
+void Loader::load(const FileToLoad& file) {
+  const std::string& path = file.path;
   if (auto it = states_.find(path); it != states_.end()) {
-    if (it->second == State::kLoading) report_cycle(path, via);
+    if (it->second == State::kLoading) report_cycle(path, file.via);
     return;  // already loaded (a diamond): once is enough
   }
   states_[path] = State::kLoading;
-  std::optional<std::string> text = read(path, via);
+  std::optional<std::string> text = read(file);
   if (!text) {
     states_[path] = State::kDone;
     return;
   }
-  FileId file = sources_.add_buffer(path, std::move(*text));
-  ast::RuleFile* parsed = parse_rules(file, sources_, *ctx_, diags_);
+  FileId id = sources_.add_buffer(path, std::move(*text));
+  ast::RuleFile* parsed = parse_rules(id, sources_, *ctx_, diags_);
   if (parsed == nullptr) {
     states_[path] = State::kDone;
     return;
   }
-  stack_.push_back({path, via});
+  stack_.push_back({path, file.via});
   std::filesystem::path dir = std::filesystem::path(path).parent_path();
   for (const ast::Decl* decl : parsed->decls) {
     const auto* import = ast::dyn_cast<ast::ImportDecl>(decl);
     if (import == nullptr) continue;
-    if (import->path->value.empty()) {
-      diags_.error(DiagLocation::at(import->path->range), "empty import path");
-      continue;
-    }
-    load((dir / std::string(import->path->value)).string(), import);
+    if (std::optional<FileToLoad> imported = resolve_import(*import, dir)) load(*imported);
   }
   stack_.pop_back();
   states_[path] = State::kDone;
@@ -138,7 +193,7 @@ std::optional<RuleFileSet> load_rule_files(const std::vector<std::string>& paths
                                            SourceManager& sources, DiagnosticEngine& diags,
                                            const LoadOptions& options) {
   Loader loader(sources, diags, options);
-  for (const std::string& path : paths) loader.load(path, nullptr);
+  for (const std::string& path : paths) loader.load_root(path);
   return loader.finish();
 }
 

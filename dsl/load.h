@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "dsl/rule_file_set.h"
+#include "engine/support/confined_path.h"
 #include "engine/support/diagnostics.h"
 #include "engine/support/source_manager.h"
 
@@ -17,12 +18,16 @@ struct LoadOptions {
   /// Reads a file's text, or returns nullopt and sets `error` ("cannot open 'x.rules'").
   /// Empty means the file system; tests pass an in-memory map (ninja's VirtualFileSystem).
   std::function<std::optional<std::string>(const std::string& path, std::string* error)> read_file;
+  /// Folders besides the importing file's own that imports may reach (--allow-path).
+  PathPolicy paths;
 };
 
 /// Loads `paths` and, transitively, the files they `import` (paths relative to the importing
-/// file; each file is loaded once; a cycle is an error with the chain in notes). Every buffer
-/// goes into `sources`, so diagnostics and the returned AST can point into them. Returns the
-/// checked set, or nullopt after reporting at least one error to `diags`.
+/// file; each file is loaded once; a cycle is an error with the chain in notes). An import must
+/// lie in the importing file's folder or a folder `options.paths` allows (confined_path.h):
+/// one that does not is an error at the import, and the file is not read. Every buffer goes
+/// into `sources`, so diagnostics and the returned AST can point into them. Returns the checked
+/// set, or nullopt after reporting at least one error to `diags`.
 [[nodiscard]] std::optional<RuleFileSet> load_rule_files(const std::vector<std::string>& paths,
                                                          SourceManager& sources,
                                                          DiagnosticEngine& diags,

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <set>
 #include <sstream>
 #include <unordered_map>
@@ -20,6 +21,7 @@
 #include "engine/op_registry.h"
 #include "engine/safetensors.h"
 #include "engine/shape_infer.h"
+#include "engine/strict_json.h"
 #include "engine/support/edit_distance.h"
 
 namespace graft {
@@ -35,36 +37,18 @@ const std::vector<std::string> kTopLevelKeys = {"format", "version", "weights", 
 const std::vector<std::string> kNodeKeys = {"name", "op", "target", "args", "kwargs", "meta"};
 const std::vector<std::string> kNodeKinds = {"placeholder", "get_attr", "call_function", "output"};
 
-/// 1-based line and column of byte `offset` in `text`.
-std::pair<size_t, size_t> line_col_of(const std::string& text, size_t offset) {
-  size_t line = 1, col = 1;
-  for (size_t i = 0; i < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return {line, col};
-}
-
-/// nlohmann's parse_error text without its "[json.exception…] parse error at line L, column
-/// C: " prefix (we print the position in the compiler format instead).
-std::string parse_error_reason(const std::string& what) {
-  size_t column = what.find("column ");
-  size_t colon = column == std::string::npos ? std::string::npos : what.find(": ", column);
-  return colon == std::string::npos ? what : what.substr(colon + 2);
-}
-
 class ModelLoader {
  public:
-  ModelLoader(std::string display_name, std::string base_dir, DiagnosticEngine& diags)
-      : file_(std::move(display_name)), base_dir_(std::move(base_dir)), diags_(diags) {}
+  ModelLoader(std::string display_name, std::string base_dir, const PathPolicy& policy,
+              DiagnosticEngine& diags)
+      : file_(std::move(display_name)),
+        base_dir_(std::move(base_dir)),
+        policy_(policy),
+        diags_(diags) {}
 
   /// "model.json:LINE:COL" of byte `offset` of the file's text.
-  DiagLocation at_offset(const std::string& text, size_t offset) const {
-    auto [line, col] = line_col_of(text, offset);
+  DiagLocation at_offset(std::string_view text, size_t offset) const {
+    auto [line, col] = json_line_col(text, offset);
     return DiagLocation::in_file(file_ + ":" + std::to_string(line) + ":" + std::to_string(col));
   }
 
@@ -75,27 +59,14 @@ class ModelLoader {
                        " levels deep; a model.json needs a handful");
       return std::nullopt;
     }
-    json root;
-    try {
-      root = json::parse(text);
-    } catch (const json::parse_error& e) {
-      diags_.error(at_offset(text, e.byte == 0 ? 0 : e.byte - 1),
-                   "invalid JSON: " + parse_error_reason(e.what()));
-      return std::nullopt;
-    } catch (const json::exception& e) {
-      // A number too large for a double (1e400) is out_of_range.406, which carries no byte
-      // offset: its message quotes the literal, so the first occurrence locates it.
-      std::string what = e.what();
-      size_t open = what.find('\'');
-      size_t close = open == std::string::npos ? open : what.find('\'', open + 1);
-      size_t at = close == std::string::npos
-                      ? std::string::npos
-                      : text.find(what.substr(open + 1, close - open - 1));
-      size_t tag_end = what.find("] ");  // "[json.exception.out_of_range.406] "
-      diags_.error(at == std::string::npos ? DiagLocation::in_file(file_) : at_offset(text, at),
-                   "invalid JSON: " + (tag_end == std::string::npos ? what : what.substr(tag_end + 2)));
+    text_ = text;
+    JsonError bad;
+    std::optional<json> parsed = parse_strict_json(text, &bad, &top_level_keys_);
+    if (!parsed) {
+      report_invalid_json(text, bad);
       return std::nullopt;
     }
+    json root = std::move(*parsed);
     if (!root.is_object()) {
       error("", "expected a JSON object with \"format\", \"version\" and \"nodes\", got " +
                     std::string(root.type_name()));
@@ -125,6 +96,37 @@ class ModelLoader {
   // ** diagnostics **
   void error(const std::string& path, std::string message) {
     diags_.error(DiagLocation::in_json(file_, path), std::move(message));
+  }
+
+  void report_invalid_json(std::string_view text, const JsonError& bad) {
+    DiagLocation at = bad.offset == std::string::npos ? DiagLocation::in_file(file_)
+                                                      : at_offset(text, bad.offset);
+    switch (bad.kind) {
+      case JsonError::Kind::kSyntax:
+        diags_.error(at, "invalid JSON: " + bad.reason);
+        break;
+      case JsonError::Kind::kNul:
+        diags_.error(at, "invalid JSON: a NUL byte, which JSON text cannot contain");
+        break;
+      case JsonError::Kind::kDuplicateKey: {
+        auto [line, col] = json_line_col(text, bad.first_offset);
+        diags_.error(at, "duplicate key '" + bad.key + "' in " +
+                             (bad.object_pointer.empty() ? std::string("the top-level object")
+                                                         : bad.object_pointer) +
+                             " (first given at " + std::to_string(line) + ":" +
+                             std::to_string(col) + ")");
+        break;
+      }
+    }
+  }
+
+  /// The JSON pointer of top-level key `key`, with the line:col of the key in front.
+  DiagLocation top_level_location(const std::string& key) const {
+    auto it = top_level_keys_.find(key);
+    if (it == top_level_keys_.end()) return DiagLocation::in_json(file_, "/" + key);
+    DiagLocation at = at_offset(text_, it->second);
+    at.json_path = "/" + key;
+    return at;
   }
 
   void check_keys(const json& object, const std::string& path,
@@ -167,9 +169,17 @@ class ModelLoader {
       error("/weights", "expected the path of a safetensors file, got " + w.dump());
       return;
     }
-    std::filesystem::path path(w.get<std::string>());
-    if (path.is_relative()) path = std::filesystem::path(base_dir_) / path;
-    std::optional<SafetensorsFile> file = read_safetensors(path.string(), diags_);
+    // Inside the model's folder only: a model from elsewhere must not make graft read, and copy
+    // into its output, any other file (FileConfinement).
+    FileConfinement folder(base_dir_, policy_, "the model's folder");
+    std::string problem;
+    std::optional<std::string> path = folder.resolve(w.get_ref<const std::string&>(), &problem);
+    if (!path) {
+      diags_.error(top_level_location("weights"), std::move(problem));
+      weights_failed_ = true;
+      return;
+    }
+    std::optional<SafetensorsFile> file = read_safetensors(*path, diags_, &folder);
     if (!file) {
       weights_failed_ = true;
       return;
@@ -763,7 +773,10 @@ class ModelLoader {
 
   std::string file_;
   std::string base_dir_;
+  const PathPolicy& policy_;
   DiagnosticEngine& diags_;
+  std::string_view text_;                          // the file's text, while loading
+  std::map<std::string, size_t> top_level_keys_;  // key -> offset, for line:col
   Graph* graph_ = nullptr;
   bool weights_failed_ = false;
   bool saw_output_ = false;
@@ -777,14 +790,16 @@ class ModelLoader {
 
 std::optional<Model> load_model_from_string(const std::string& text,
                                             const std::string& display_name,
-                                            const std::string& base_dir, DiagnosticEngine& diags) {
+                                            const std::string& base_dir, DiagnosticEngine& diags,
+                                            const PathPolicy& policy) {
   int errors_before = diags.error_count();
-  std::optional<Model> model = ModelLoader(display_name, base_dir, diags).load(text);
+  std::optional<Model> model = ModelLoader(display_name, base_dir, policy, diags).load(text);
   if (diags.error_count() != errors_before) return std::nullopt;
   return model;
 }
 
-std::optional<Model> load_model(const std::string& path, DiagnosticEngine& diags) {
+std::optional<Model> load_model(const std::string& path, DiagnosticEngine& diags,
+                                const PathPolicy& policy) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     diags.error(DiagLocation::in_file(path), "is a directory, expected a model.json file");
@@ -807,7 +822,7 @@ std::optional<Model> load_model(const std::string& path, DiagnosticEngine& diags
   text << in.rdbuf();
   std::string dir = std::filesystem::path(path).parent_path().string();
   std::optional<Model> model = load_model_from_string(text.str(), path, dir.empty() ? "." : dir,
-                                                      diags);
+                                                      diags, policy);
   if (model) model->path = path;
   return model;
 }

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/graph.h"
+#include "engine/support/confined_path.h"
 #include "engine/support/diagnostics.h"
 
 namespace graft {
@@ -22,14 +23,18 @@ struct Model {
 };
 
 /// Loads `path` and its weights. Returns nullopt after reporting every problem found to
-/// `diags` (JSON syntax with line:col, JSON pointers for everything else).
-[[nodiscard]] std::optional<Model> load_model(const std::string& path, DiagnosticEngine& diags);
-/// Loads from JSON text; `base_dir` resolves the weights path; `display_name` is used in
-/// diagnostics.
+/// `diags` (JSON syntax with line:col, JSON pointers for everything else). The text must be
+/// strict JSON (no NUL byte, no key twice in an object), and the weights file must lie in the
+/// model's folder or a folder `policy` allows (confined_path.h).
+[[nodiscard]] std::optional<Model> load_model(const std::string& path, DiagnosticEngine& diags,
+                                              const PathPolicy& policy = {});
+/// Loads from JSON text; `base_dir` is the model's folder, where the weights path resolves;
+/// `display_name` is used in diagnostics.
 [[nodiscard]] std::optional<Model> load_model_from_string(const std::string& text,
                                                           const std::string& display_name,
                                                           const std::string& base_dir,
-                                                          DiagnosticEngine& diags);
+                                                          DiagnosticEngine& diags,
+                                                          const PathPolicy& policy = {});
 
 /// The weights file `save_model` writes beside `model_path` for weights `weights_bytes`:
 /// "dir/net.json" -> "dir/net.<16 hex digits of a content hash>.safetensors". Naming the file

@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/json_limits.h"
+#include "engine/strict_json.h"
 #include "engine/support/check.h"
 
 namespace graft {
@@ -87,7 +88,7 @@ class HeaderChecker {
 
   std::optional<Entry> check_tensor(const std::string& name, const json& entry);
   std::optional<std::map<std::string, std::string>> check_metadata(const json& value);
-  void check_overlaps(std::vector<Entry> entries);
+  void check_layout(std::vector<Entry> entries);
 
  private:
   Diagnostic& error(std::string path, std::string message) {
@@ -258,27 +259,52 @@ std::optional<std::map<std::string, std::string>> HeaderChecker::check_metadata(
   return metadata;
 }
 
-// Sorting by begin makes any overlap show up against the furthest-reaching earlier tensor, so
-// one pass finds every overlapping tensor (comparing only adjacent pairs would miss a third
-// tensor inside a big first one). Empty tensors occupy no bytes and overlap nothing; torch
-// writes them at the current offset, which may be inside no other tensor or exactly at its end.
-void HeaderChecker::check_overlaps(std::vector<Entry> entries) {
-  std::erase_if(entries, [](const Entry& e) { return e.begin == e.end; });
+// The reference reader's rule: sorted by offsets, each tensor starts where the one before ends,
+// and the last ends where the data section does — no hole, no overlap, no trailing byte, so
+// every byte of the file belongs to exactly one tensor. An empty tensor must sit on such a
+// boundary too. Comparing against the furthest-reaching earlier tensor (not only the previous
+// one) reports every tensor inside a big first one.
+void HeaderChecker::check_layout(std::vector<Entry> entries) {
   std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
     return std::tie(a.begin, a.end, a.name) < std::tie(b.begin, b.end, b.name);
   });
   const Entry* reach = nullptr;  // the earlier tensor whose data ends furthest
+  uint64_t covered = 0;          // where that tensor ends
   for (const Entry& e : entries) {
-    if (reach != nullptr && e.begin < reach->end) {
-      Diagnostic& diag =
-          error(pointer({e.name, "data_offsets"}),
-                fmt::format("data of tensor '{}' [{}, {}) overlaps tensor '{}' [{}, {})", e.name,
-                            e.begin, e.end, reach->name, reach->begin, reach->end));
+    std::string path = pointer({e.name, "data_offsets"});
+    if (e.begin < covered) {
+      Diagnostic& diag = error(
+          path, e.begin == e.end
+                    ? fmt::format("empty tensor '{}' sits at byte {}, inside tensor '{}' [{}, {}) "
+                                  "(an empty tensor sits where one tensor ends)",
+                                  e.name, e.begin, reach->name, reach->begin, reach->end)
+                    : fmt::format("data of tensor '{}' [{}, {}) overlaps tensor '{}' [{}, {})",
+                                  e.name, e.begin, e.end, reach->name, reach->begin, reach->end));
       DiagnosticEngine::add_note(
           diag, DiagLocation::in_json(file_, pointer({reach->name, "data_offsets"})),
           fmt::format("tensor '{}' is declared here", reach->name));
+    } else if (e.begin > covered) {
+      error(path, reach == nullptr
+                      ? fmt::format("data of tensor '{}' starts at byte {}, leaving bytes [0, {}) "
+                                    "of the data section unused",
+                                    e.name, e.begin, e.begin)
+                      : fmt::format("data of tensor '{}' starts at byte {}, but tensor '{}' ends "
+                                    "at {}: bytes [{}, {}) belong to no tensor",
+                                    e.name, e.begin, reach->name, covered, covered, e.begin));
     }
-    if (reach == nullptr || e.end > reach->end) reach = &e;
+    if (reach == nullptr || e.end > covered) {
+      reach = &e;
+      covered = e.end;
+    }
+  }
+  if (covered != data_size_) {
+    error(reach == nullptr ? "" : pointer({reach->name, "data_offsets"}),
+          reach == nullptr
+              ? fmt::format("the data section holds {} bytes, but the header declares no tensors",
+                            data_size_)
+              : fmt::format("the data section holds {} bytes, but its last tensor '{}' ends at "
+                            "{}: {} trailing bytes belong to no tensor",
+                            data_size_, reach->name, covered, data_size_ - covered));
   }
 }
 
@@ -300,25 +326,44 @@ std::optional<json> parse_header(const std::byte* begin, uint64_t length,
                             kMaxJsonDepth, 8 + deep));
     return std::nullopt;
   }
-  try {
-    return json::parse(text, text + length);
-  } catch (const json::exception& e) {
-    // Drop the "[json.exception.parse_error.101] " tag; the rest says where and what.
-    std::string_view what = e.what();
-    if (size_t tag_end = what.find("] "); !what.empty() && what[0] == '[' && tag_end != what.npos) {
-      what.remove_prefix(tag_end + 2);
+  JsonError bad;
+  std::optional<json> header = parse_strict_json({text, length}, &bad);
+  if (header) return header;
+  switch (bad.kind) {
+    case JsonError::Kind::kSyntax:
+      diags.error(DiagLocation::in_file(display_name),
+                  fmt::format("header is not valid JSON: {}", bad.message));
+      break;
+    case JsonError::Kind::kNul:
+      diags.error(DiagLocation::in_file(display_name),
+                  fmt::format("header is not valid JSON: a NUL byte at byte {} (a header is "
+                              "padded with spaces)",
+                              kLengthBytes + bad.offset));
+      break;
+    case JsonError::Kind::kDuplicateKey: {
+      std::string where = fmt::format("(at bytes {} and {})", kLengthBytes + bad.first_offset,
+                                      kLengthBytes + bad.offset);
+      diags.error(DiagLocation::in_json(display_name,
+                                        (json::json_pointer(bad.object_pointer) / bad.key)
+                                            .to_string()),
+                  !bad.object_pointer.empty()
+                      ? fmt::format("key '{}' appears twice in {} {}", bad.key,
+                                    bad.object_pointer, where)
+                  : bad.key == kMetadataKey
+                      ? fmt::format("'{}' appears twice {}", bad.key, where)
+                      : fmt::format("tensor '{}' is declared twice {}", bad.key, where));
+      break;
     }
-    diags.error(DiagLocation::in_file(display_name),
-                fmt::format("header is not valid JSON: {}", what));
-    return std::nullopt;
   }
+  return std::nullopt;
 }
 
 }  // namespace
 
 // ** MappedFile **
 
-std::shared_ptr<const MappedFile> MappedFile::open(const std::string& path, std::string* error) {
+std::shared_ptr<const MappedFile> MappedFile::open(const std::string& path, std::string* error,
+                                                   const FileConfinement* confinement) {
   auto fail = [&](int err) -> std::shared_ptr<const MappedFile> {
     if (error != nullptr) *error = errno_text(err);
     return nullptr;
@@ -327,6 +372,10 @@ std::shared_ptr<const MappedFile> MappedFile::open(const std::string& path, std:
   // it has no effect on regular files.
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return fail(errno);
+  if (confinement != nullptr && !confinement->check_opened(fd, path, error)) {
+    ::close(fd);
+    return nullptr;
+  }
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
     int err = errno;
@@ -363,9 +412,10 @@ MappedFile::~MappedFile() {
 
 // ** Reading **
 
-std::optional<SafetensorsFile> read_safetensors(const std::string& path, DiagnosticEngine& diags) {
+std::optional<SafetensorsFile> read_safetensors(const std::string& path, DiagnosticEngine& diags,
+                                                const FileConfinement* confinement) {
   std::string error;
-  std::shared_ptr<const MappedFile> file = MappedFile::open(path, &error);
+  std::shared_ptr<const MappedFile> file = MappedFile::open(path, &error, confinement);
   if (file == nullptr) {
     diags.error(DiagLocation::in_file(path),
                 fmt::format("cannot open safetensors file: {}", error));
@@ -416,7 +466,8 @@ std::optional<SafetensorsFile> parse_safetensors(const std::byte* data, size_t s
       entries.push_back(std::move(*entry));
     }
   }
-  checker.check_overlaps(entries);
+  // The layout is judged on the whole set of tensors: with one rejected, holes would be noise.
+  if (diags.error_count() == errors_before) checker.check_layout(entries);
   if (diags.error_count() != errors_before) return std::nullopt;
 
   for (Entry& e : entries) {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "engine/constants.h"
+#include "engine/support/confined_path.h"
 #include "engine/support/diagnostics.h"
 
 namespace graft {
@@ -16,8 +17,10 @@ namespace graft {
 /// A memory-mapped file; unmapped when the last ConstantTensor pointing into it is gone.
 class MappedFile {
  public:
-  /// Maps `path` read-only. Returns nullptr and sets `error` if it cannot be opened or mapped.
-  static std::shared_ptr<const MappedFile> open(const std::string& path, std::string* error);
+  /// Maps `path` read-only. Returns nullptr and sets `error` if it cannot be opened or mapped,
+  /// or if `confinement` is given and the opened file lies outside its folders.
+  static std::shared_ptr<const MappedFile> open(const std::string& path, std::string* error,
+                                                const FileConfinement* confinement = nullptr);
   ~MappedFile();
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;
@@ -38,8 +41,12 @@ struct SafetensorsFile {
 
 /// Reads and validates a safetensors file. Returns nullopt after reporting every problem to
 /// `diags` with the file name and the header's JSON pointer ("/conv.weight/data_offsets").
-[[nodiscard]] std::optional<SafetensorsFile> read_safetensors(const std::string& path,
-                                                              DiagnosticEngine& diags);
+/// As the reference reader does, it requires strict JSON (no NUL byte, no name twice) and
+/// tensors that cover the data section exactly: no hole, no overlap, no trailing byte. With
+/// `confinement`, the opened file must lie in its folders (a path from its resolve()).
+[[nodiscard]] std::optional<SafetensorsFile> read_safetensors(
+    const std::string& path, DiagnosticEngine& diags,
+    const FileConfinement* confinement = nullptr);
 /// The same, for bytes already in memory (tests, fuzzing); `owner` keeps them alive.
 [[nodiscard]] std::optional<SafetensorsFile> parse_safetensors(
     const std::byte* data, size_t size, std::shared_ptr<const void> owner,

@@ -53,6 +53,8 @@ struct RuleResult::Impl {
     if (!expect.empty()) text += "expect " + expect + "\n";
     text += "}\n";
     dsl::LoadOptions options;
+    // The generated file imports the rules under test by the path given: their folder is allowed.
+    options.paths.allowed_roots = {std::filesystem::path(rules_path).parent_path().string()};
     options.read_file = [&](const std::string& path,
                             std::string* error) -> std::optional<std::string> {
       if (path == kTestFile) return text;

@@ -54,6 +54,10 @@ class GraphCheck {
     std::string text = "import " + dsl::string_literal(path_) + "\ntest " + kTestName + " {\n" + graph.text +
                        "\napply " + rule_.name + "\nexpect equivalent()\n}\n";
     dsl::LoadOptions load;
+    // The generated file imports the rule's file by its absolute path: that folder is allowed,
+    // and whatever the user allowed for the file's own imports.
+    load.paths = options_.paths;
+    load.paths.allowed_roots.push_back(std::filesystem::path(path_).parent_path().string());
     load.read_file = [&](const std::string& p, std::string* error) -> std::optional<std::string> {
       if (p == kVirtualFile) return text;
       std::ifstream in(p, std::ios::binary);

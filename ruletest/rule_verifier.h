@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "dsl/rule_file_set.h"
+#include "engine/support/confined_path.h"
 #include "engine/support/source_manager.h"
 
 namespace graft::ruletest {
@@ -21,6 +22,7 @@ struct VerifyOptions {
   int trials = 2;      // random inputs per graph
   double rtol = 1e-4;  // numpy.allclose tolerances, as `expect equivalent`
   double atol = 1e-5;
+  PathPolicy paths;    // where the rule file's imports may lie besides its folder (--allow-path)
 };
 
 enum class Verdict { kPass, kFail, kSkip };

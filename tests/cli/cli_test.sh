@@ -132,6 +132,59 @@ case "$case_name" in
     printf '{' > "$tmp/big.json" && truncate -s 2G "$tmp/big.json"
     expect 1 "up to 1024 MiB" -- "$rewrite" print "$tmp/big.json"
     ;;
+  confinement)
+    # Files named inside a model or a rule file stay in its folder unless --allow-path says more.
+    mkdir "$tmp/m"
+    weights="${example%.json}.safetensors"
+    cp "$weights" "$tmp/outside.safetensors"
+    sed 's|"weights": "model.safetensors"|"weights": "../outside.safetensors"|' "$example" > "$tmp/m/up.json"
+    expect 1 "up.json:4:2: /weights: error: '../outside.safetensors' leaves the model's folder" \
+      -- "$rewrite" "$tmp/m/up.json" -o "$tmp/m/out.json"
+    [ ! -e "$tmp/m/out.json" ] || fail "a rejected model was written"
+    expect 0 "wrote" -- "$rewrite" "$tmp/m/up.json" -o "$tmp/m/out.json" --allow-path "$tmp"
+    sed 's|"weights": "model.safetensors"|"weights": "/etc/passwd"|' "$example" > "$tmp/m/abs.json"
+    expect 1 "'/etc/passwd' is an absolute path" -- "$rewrite" print "$tmp/m/abs.json"
+    ln -s "$tmp/outside.safetensors" "$tmp/m/link.safetensors"
+    sed 's|"weights": "model.safetensors"|"weights": "link.safetensors"|' "$example" > "$tmp/m/link.json"
+    expect 1 "'link.safetensors' resolves to" -- "$rewrite" run "$tmp/m/link.json"
+    expect 0 "" -- "$rewrite" run "$tmp/m/link.json" --allow-path "$tmp"
+    sed 's|"weights": "model.safetensors"|"weights": "model.safetensors\\u0000x"|' "$example" > "$tmp/m/nul.json"
+    expect 1 "contains the control character" -- "$rewrite" dot "$tmp/m/nul.json"
+    expect 2 "Directory does not exist" -- "$rewrite" print "$tmp/m/up.json" --allow-path "$tmp/none"
+    expect 2 "give --allow-path after the subcommand" -- "$rewrite" --allow-path "$tmp" print "$tmp/m/up.json"
+    # An import outside is refused before it is read: nothing of the file is quoted.
+    printf 'import "/etc/passwd"\n' > "$tmp/m/abs.rules"
+    out=$("$rewrite" check "$tmp/m/abs.rules" 2>&1)
+    [ $? = 1 ] || fail "an absolute import was accepted: $out"
+    grep -qF "abs.rules:1:8: error: '/etc/passwd' is an absolute path" <<<"$out" || fail "message: $out"
+    grep -q "root:" <<<"$out" && fail "the imported file was quoted: $out"
+    printf 'import "../up.rules"\n' > "$tmp/m/up.rules"
+    for sub in check test verify; do
+      expect 1 "leaves the importing file's folder" -- "$rewrite" $sub "$tmp/m/up.rules"
+    done
+    expect 1 "leaves the importing file's folder" -- "$rewrite" --rules "$tmp/m/up.rules" "$example" --dry-run
+    : > "$tmp/up.rules"
+    expect 0 "0 rules" -- "$rewrite" check "$tmp/m/up.rules" --allow-path "$tmp"
+    # verify loads each synthesised graph through a generated file importing the rule file, which
+    # must still reach it (and the imports the user allowed): graphs checked, not skipped.
+    printf 'rule relu_relu { pattern(x) { return relu(relu(x)) } replacement { return relu(x) } }\n' > "$tmp/lib.rules"
+    printf 'import "../lib.rules"\nrule mul_one { pattern(x) { return mul(x, 1) } replacement { return x } }\n' > "$tmp/m/use.rules"
+    expect 0 "1 verified, 0 failed, 0 skipped" -- "$rewrite" verify "$tmp/m/use.rules" --allow-path "$tmp"
+    expect 0 "2 verified, 0 failed, 0 skipped" -- "$rewrite" verify "$src/rules/fold_bn.rules"
+    ;;
+  strict-inputs)
+    # What nlohmann alone accepts and the reference safetensors reader rejects.
+    cp "${example%.json}.safetensors" "$tmp/model.safetensors"
+    sed '0,/"target": "x"/s//"target": "x", "target": "y"/' "$example" > "$tmp/dup.json"
+    expect 1 "dup.json:13:19: error: duplicate key 'target' in /nodes/0 (first given at 13:4)" \
+      -- "$rewrite" print "$tmp/dup.json"
+    { cat "$example"; printf '\0{"junk": 1}'; } > "$tmp/nul.json"
+    expect 1 "invalid JSON: a NUL byte" -- "$rewrite" print "$tmp/nul.json"
+    cp "$example" "$tmp/tail.json"
+    { cat "${example%.json}.safetensors"; printf 'xxxx'; } > "$tmp/model.safetensors"
+    expect 1 "4 trailing bytes belong to no tensor" -- "$rewrite" "$tmp/tail.json" -o "$tmp/o.json"
+    [ ! -e "$tmp/o.json" ] || fail "a model with bad weights was written"
+    ;;
   *) fail "unknown case" ;;
 esac
 echo "ok ($case_name)"

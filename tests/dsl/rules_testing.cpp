@@ -6,11 +6,13 @@
 
 namespace graft::testing {
 
-LoadedRules load_rules(const std::map<std::string, std::string>& files, const std::string& root) {
+LoadedRules load_rules(const std::map<std::string, std::string>& files, const std::string& root,
+                       const PathPolicy& paths) {
   LoadedRules result;
   result.sources = std::make_unique<SourceManager>();
   DiagnosticEngine diags(result.sources.get());
   dsl::LoadOptions options;
+  options.paths = paths;
   options.read_file = [&files](const std::string& path,
                                std::string* error) -> std::optional<std::string> {
     auto it = files.find(path);

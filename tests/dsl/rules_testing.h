@@ -9,6 +9,7 @@
 
 #include "dsl/ast.h"
 #include "dsl/rule_file_set.h"
+#include "engine/support/confined_path.h"
 #include "engine/support/source_manager.h"
 
 namespace graft::testing {
@@ -19,8 +20,10 @@ struct LoadedRules {
   std::optional<dsl::RuleFileSet> set;
 };
 
-/// Loads `root` from the in-memory `files` (name -> text), following imports among them.
-LoadedRules load_rules(const std::map<std::string, std::string>& files, const std::string& root);
+/// Loads `root` from the in-memory `files` (name -> text), following imports among them;
+/// `paths` allows imports outside the importing file's folder.
+LoadedRules load_rules(const std::map<std::string, std::string>& files, const std::string& root,
+                       const PathPolicy& paths = {});
 /// Loads `text` as "test.rules".
 LoadedRules load_rules(const std::string& text);
 

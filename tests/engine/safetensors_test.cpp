@@ -163,26 +163,87 @@ TEST_CASE("safetensors reader accepts data that is not aligned for its dtype",
   CHECK(std::to_integer<int>(file->tensors.at("a").data[0]) == 42);
 }
 
-TEST_CASE("safetensors reader accepts empty tensors at any offset", "[engine][safetensors]") {
-  // Empty tensors occupy no bytes, so sitting inside or at the end of another is not an overlap.
+TEST_CASE("safetensors reader accepts empty tensors where one tensor ends, not inside one",
+          "[engine][safetensors]") {
+  // Empty tensors occupy no bytes; torch writes them at the current offset, which is where the
+  // tensor before ends (or 0). The reference reader rejects one inside another tensor's data.
   std::string header = R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
-                       R"("e1":{"dtype":"F32","shape":[0],"data_offsets":[4,4]},)"
+                       R"("e0":{"dtype":"F32","shape":[0],"data_offsets":[0,0]},)"
                        R"("e2":{"dtype":"I64","shape":[3,0],"data_offsets":[8,8]}})";
   DiagnosticEngine diags;
   std::optional<SafetensorsFile> file = parse(make_file(header, bytes_of({1, 2})), diags);
   INFO(diags.render());
   REQUIRE(file.has_value());
-  CHECK(file->tensors.at("e1").nbytes == 0);
+  CHECK(file->tensors.at("e0").nbytes == 0);
   CHECK(file->tensors.at("e2").shape() == Shape{3, 0});
+
+  Diagnostic d = single_error(make_file(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+                                        R"("e1":{"dtype":"F32","shape":[0],"data_offsets":[4,4]}})",
+                                        bytes_of({1, 2})));
+  CHECK(d.loc.json_path == "/e1/data_offsets");
+  CHECK(d.message == "empty tensor 'e1' sits at byte 4, inside tensor 'a' [0, 8) (an empty tensor "
+                     "sits where one tensor ends)");
 }
 
-TEST_CASE("safetensors header may carry trailing spaces and unused data", "[engine][safetensors]") {
+TEST_CASE("safetensors header may carry trailing spaces", "[engine][safetensors]") {
   std::string header = R"({"a":{"dtype":"F32","shape":[],"data_offsets":[0,4]}}   )";
   DiagnosticEngine diags;
-  std::optional<SafetensorsFile> file = parse(make_file(header, bytes_of({7, 8})), diags);
+  std::optional<SafetensorsFile> file = parse(make_file(header, bytes_of({7})), diags);
   REQUIRE(file.has_value());
   CHECK(file->tensors.at("a").shape().empty());
   CHECK(float_at(file->tensors.at("a"), 0) == 7.0f);
+}
+
+TEST_CASE("safetensors rejects data that no tensor covers: a hole, a gap at 0, trailing bytes",
+          "[engine][safetensors]") {
+  // The reference reader requires the tensors to cover the data section exactly; bytes outside
+  // every tensor would be carried along unseen.
+  Diagnostic hole = single_error(make_file(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+                                           R"("b":{"dtype":"F32","shape":[1],"data_offsets":[8,12]}})",
+                                           std::string(12, '\0')));
+  CHECK(hole.loc.json_path == "/b/data_offsets");
+  CHECK(hole.message == "data of tensor 'b' starts at byte 8, but tensor 'a' ends at 4: bytes "
+                        "[4, 8) belong to no tensor");
+
+  Diagnostic gap = single_error(one_tensor(R"({"dtype":"F32","shape":[5],"data_offsets":[4,24]})"));
+  CHECK(gap.message == "data of tensor 'w' starts at byte 4, leaving bytes [0, 4) of the data "
+                       "section unused");
+
+  Diagnostic tail = single_error(one_tensor(R"({"dtype":"F32","shape":[2],"data_offsets":[0,8]})"));
+  CHECK(tail.loc.json_path == "/w/data_offsets");
+  CHECK(tail.message == "the data section holds 24 bytes, but its last tensor 'w' ends at 8: 16 "
+                        "trailing bytes belong to no tensor");
+
+  Diagnostic none = single_error(make_file("{}", "x"));
+  CHECK(none.loc.json_path.empty());
+  CHECK(none.message == "the data section holds 1 bytes, but the header declares no tensors");
+}
+
+TEST_CASE("safetensors rejects a name given twice, at both places", "[engine][safetensors]") {
+  // nlohmann keeps the last of two equal keys; the file would mean what its second entry says
+  // while other readers (or a person) see the first.
+  std::string entry = R"({"dtype":"F32","shape":[1],"data_offsets":[0,4]})";
+  Diagnostic twice = single_error(make_file(R"({"w":)" + entry + R"(,"w":)" + entry + "}", "abcd"));
+  CHECK(twice.loc.json_path == "/w");
+  CHECK(twice.message == "tensor 'w' is declared twice (at bytes 9 and 62)");
+
+  Diagnostic key = single_error(
+      one_tensor(R"({"dtype":"F32","shape":[1],"dtype":"I32","data_offsets":[0,4]})", "abcd"));
+  CHECK(key.loc.json_path == "/w/dtype");
+  CHECK(key.message == "key 'dtype' appears twice in /w (at bytes 14 and 40)");
+
+  Diagnostic meta = single_error(make_file(R"({"__metadata__":{"k":"a","k":"b"}})"));
+  CHECK(meta.loc.json_path == "/__metadata__/k");
+  CHECK(meta.message == "key 'k' appears twice in /__metadata__ (at bytes 25 and 33)");
+}
+
+TEST_CASE("safetensors rejects a NUL byte in the header, also as padding", "[engine][safetensors]") {
+  // nlohmann stops at a NUL, so whatever follows it was accepted unread.
+  std::string header = R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})";
+  CHECK(single_error(make_file(header + std::string(3, '\0'), "abcd")).message ==
+        "header is not valid JSON: a NUL byte at byte 62 (a header is padded with spaces)");
+  CHECK(single_error(make_file(header + std::string(1, '\0') + R"({"x": 1})", "abcd")).message ==
+        "header is not valid JSON: a NUL byte at byte 62 (a header is padded with spaces)");
 }
 
 // ** files on disk and ownership **

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tools/rewrite/commands.h"
+#include "tools/rewrite/model_util.h"
 #include "tools/rewrite/run_util.h"
 
 namespace graft::cli {
@@ -29,6 +30,7 @@ struct BenchFlags {
   bool json = false;
   bool no_winograd = false;
   bool profile = false;
+  PathPolicy paths;
 };
 
 double peak_rss_mb() {
@@ -65,7 +67,7 @@ int bench(const BenchFlags& flags) {
     diags.render(std::cerr);
     return kExitInputRejected;
   };
-  std::optional<Model> model = load_model(flags.model, diags);
+  std::optional<Model> model = load_model(flags.model, diags, flags.paths);
   if (!model) return fail();
   runtime::set_num_threads(flags.threads);
   runtime::CompileOptions options;
@@ -140,6 +142,7 @@ Handler setup_bench(CLI::App& sub) {
   sub.add_flag("--profile", flags->profile, "print per-node times, most expensive first");
   sub.add_flag("--no-winograd", flags->no_winograd,
                "direct convolutions only (the algorithm PyTorch uses; slower, closer numerics)");
+  add_allow_path_option(sub, flags->paths);
   return [flags]() { return bench(*flags); };
 }
 

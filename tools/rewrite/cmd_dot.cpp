@@ -13,10 +13,12 @@ namespace graft::cli {
 Handler setup_dot(CLI::App& sub) {
   auto path = std::make_shared<std::string>();
   auto output = std::make_shared<std::string>();
+  auto paths = std::make_shared<PathPolicy>();
   sub.add_option("model", *path, "model.json")->required();
   sub.add_option("-o,--output", *output, "write the DOT here (atomically) instead of stdout");
-  return [path, output]() {
-    std::optional<Model> model = load_verified_model(*path);
+  add_allow_path_option(sub, *paths);
+  return [path, output, paths]() {
+    std::optional<Model> model = load_verified_model(*path, *paths);
     if (!model) return kExitInputRejected;
     DotOptions options;
     options.title = *path;

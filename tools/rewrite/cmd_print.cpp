@@ -12,9 +12,11 @@ namespace graft::cli {
 
 Handler setup_print(CLI::App& sub) {
   auto path = std::make_shared<std::string>();
+  auto paths = std::make_shared<PathPolicy>();
   sub.add_option("model", *path, "model.json")->required();
-  return [path]() {
-    std::optional<Model> model = load_verified_model(*path);
+  add_allow_path_option(sub, *paths);
+  return [path, paths]() {
+    std::optional<Model> model = load_verified_model(*path, *paths);
     if (!model) return kExitInputRejected;
     std::cout << format_graph_table(*model->graph);
     return kExitOk;

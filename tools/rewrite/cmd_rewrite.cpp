@@ -32,6 +32,7 @@ struct RewriteFlags {
   std::string explain;
   std::string dot_before;
   std::string dot_after;
+  PathPolicy paths;
 };
 
 bool same_file(const std::string& a, const std::string& b) {
@@ -80,12 +81,15 @@ int rewrite_model(const RewriteFlags& flags) {
   DiagnosticEngine rule_diags(&sources);
   std::optional<RuleSet> rules;
   if (!flags.rules.empty()) {
-    std::optional<dsl::RuleFileSet> files = dsl::load_rule_files(flags.rules, sources, rule_diags);
+    dsl::LoadOptions load_options;
+    load_options.paths = flags.paths;
+    std::optional<dsl::RuleFileSet> files =
+        dsl::load_rule_files(flags.rules, sources, rule_diags, load_options);
     if (files) rules = dsl::lower(*files, sources, rule_diags);
     rule_diags.render(std::cerr);
     if (!rules) return kExitInputRejected;
   }
-  std::optional<Model> model = load_verified_model(flags.model);
+  std::optional<Model> model = load_verified_model(flags.model, flags.paths);
   if (!model) return kExitInputRejected;
   if (!rules) rules.emplace();
   CompiledRules compiled(*rules);
@@ -160,6 +164,7 @@ Handler setup_rewrite(CLI::App& app) {
   app.add_option("--dot", flags->dot_before, "write the graph before rewriting as Graphviz DOT");
   app.add_option("--dot-after", flags->dot_after,
                  "write the rewritten graph as DOT, created nodes highlighted");
+  add_allow_path_option(app, flags->paths);
   return [flags]() { return rewrite_model(*flags); };
 }
 

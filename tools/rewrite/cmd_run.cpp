@@ -7,6 +7,7 @@
 
 #include "runtime/npy.h"
 #include "tools/rewrite/commands.h"
+#include "tools/rewrite/model_util.h"
 #include "tools/rewrite/run_util.h"
 
 namespace graft::cli {
@@ -21,6 +22,7 @@ struct RunFlags {
   std::string output;
   bool dump = false;
   bool no_winograd = false;
+  PathPolicy paths;
 };
 
 int run_model(const RunFlags& flags) {
@@ -33,7 +35,7 @@ int run_model(const RunFlags& flags) {
   spec.seed = flags.seed;
   if (flags.batch > 0) spec.batch = flags.batch;
   if (!parse_input_flags(flags.inputs, &spec.files, diags)) return fail();
-  std::optional<Model> model = load_model(flags.model, diags);
+  std::optional<Model> model = load_model(flags.model, diags, flags.paths);
   if (!model) return fail();
   runtime::CompileOptions options;
   options.source_name = flags.model;
@@ -70,6 +72,7 @@ Handler setup_run(CLI::App& sub) {
   sub.add_flag("--dump", flags->dump, "print the compiled steps and memory plan");
   sub.add_flag("--no-winograd", flags->no_winograd,
                "direct convolutions only (the algorithm PyTorch uses; slower, closer numerics)");
+  add_allow_path_option(sub, flags->paths);
   return [flags]() { return run_model(*flags); };
 }
 

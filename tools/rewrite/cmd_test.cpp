@@ -11,6 +11,7 @@
 #include "dsl/load.h"
 #include "ruletest/rule_test_runner.h"
 #include "tools/rewrite/commands.h"
+#include "tools/rewrite/model_util.h"
 
 namespace graft::cli {
 namespace {
@@ -20,13 +21,14 @@ struct TestFlags {
   std::string filter;
   bool verbose = false;
   uint64_t seed = 0;
+  dsl::LoadOptions load;
 };
 
 /// Loads `path` (with its imports) and runs its own tests; false if the file does not check.
 bool run_file(const std::string& path, const TestFlags& flags, int& passed, int& failed) {
   SourceManager sources;
   DiagnosticEngine diags(&sources);
-  std::optional<dsl::RuleFileSet> set = dsl::load_rule_files({path}, sources, diags);
+  std::optional<dsl::RuleFileSet> set = dsl::load_rule_files({path}, sources, diags, flags.load);
   if (!set) {
     diags.render(std::cerr);
     fmt::print(stderr, "{}: {} error{} found; no test ran\n", path, diags.error_count(),
@@ -74,6 +76,7 @@ Handler setup_test(CLI::App& sub) {
   sub.add_flag("-v,--verbose", flags->verbose, "print the graphs of passing tests too");
   sub.add_option("--seed", flags->seed,
                  "base seed of random params and inputs (each test derives its own; default 0)");
+  add_allow_path_option(sub, flags->load.paths);
   return [flags]() { return run_tests(*flags); };
 }
 

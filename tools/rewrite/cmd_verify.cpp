@@ -11,6 +11,7 @@
 #include "dsl/load.h"
 #include "ruletest/rule_verifier.h"
 #include "tools/rewrite/commands.h"
+#include "tools/rewrite/model_util.h"
 
 namespace graft::cli {
 namespace {
@@ -32,7 +33,9 @@ struct Counts {
 bool verify_file(const std::string& path, const VerifyFlags& flags, Counts& counts) {
   SourceManager sources;
   DiagnosticEngine diags(&sources);
-  std::optional<dsl::RuleFileSet> set = dsl::load_rule_files({path}, sources, diags);
+  dsl::LoadOptions load;
+  load.paths = flags.options.paths;
+  std::optional<dsl::RuleFileSet> set = dsl::load_rule_files({path}, sources, diags, load);
   if (!set) {
     diags.render(std::cerr);
     fmt::print(stderr, "{}: {} error{} found; no rule verified\n", path, diags.error_count(),
@@ -79,6 +82,7 @@ Handler setup_verify(CLI::App& sub) {
       ->check(CLI::Range(1, 100));
   sub.add_option("--rtol", flags->options.rtol, "relative tolerance (default 1e-4)");
   sub.add_option("--atol", flags->options.atol, "absolute tolerance (default 1e-5)");
+  add_allow_path_option(sub, flags->options.paths);
   return [flags]() { return run_verify(*flags); };
 }
 

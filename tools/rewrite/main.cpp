@@ -34,7 +34,14 @@ int run(int argc, char** argv) {
     return code == 0 ? kExitOk : kExitUsage;
   }
   for (auto& [sub, handler] : handlers) {
-    if (sub->parsed()) return handler();
+    if (!sub->parsed()) continue;
+    if (app.count("--allow-path") > 0) {
+      // There it set the main job's folders, which this subcommand would silently not use.
+      std::fprintf(stderr, "rewrite: error: give --allow-path after the subcommand: rewrite %s "
+                           "... --allow-path DIR\n", sub->get_name().c_str());
+      return kExitUsage;
+    }
+    return handler();
   }
   if (app.count("model") == 0) {
     std::fprintf(stderr, "%s", app.help().c_str());

@@ -1,15 +1,25 @@
-// Loading a model for a subcommand: load, verify, print diagnostics to stderr.
+// What subcommands share to read their inputs: loading a model (load, verify, print
+// diagnostics to stderr) and the --allow-path option that widens where the files named inside
+// models and rule files (weights, imports) may lie.
 #pragma once
 
 #include <optional>
 #include <string>
 
 #include "engine/model_json.h"
+#include "engine/support/confined_path.h"
+
+namespace CLI {
+class App;
+}
 
 namespace graft::cli {
 
+/// Declares `--allow-path DIR` (repeatable, one folder each) on `app`, filling `policy`.
+void add_allow_path_option(CLI::App& app, PathPolicy& policy);
+
 /// Loads `path` and runs the graph verifier. On failure prints every diagnostic and returns
 /// nullopt (the caller exits with kExitInputRejected).
-std::optional<Model> load_verified_model(const std::string& path);
+std::optional<Model> load_verified_model(const std::string& path, const PathPolicy& policy);
 
 }  // namespace graft::cli
