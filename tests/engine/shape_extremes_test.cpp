@@ -94,14 +94,15 @@ std::vector<AttrValue> extreme_values(const AttrSpec& spec) {
   return values;
 }
 
-/// A call must end in a type with non-negative concrete dims, or in a message.
-void check_outcome(const InferResult& r) {
+/// A call must end in a message or a type; from concrete operands, a concrete type (a wrapped
+/// negative size would read as a symbol).
+void check_outcome(const InferResult& r, bool concrete_operands = true) {
   INFO(r.str());
   if (!r.type) {
     CHECK(!r.error.empty());
-    return;
+  } else if (concrete_operands) {
+    CHECK(graft::is_concrete(r.type->shape));
   }
-  for (graft::Dim d : r.type->shape) CHECK((d >= 0 || !graft::is_concrete(d)));
 }
 
 }  // namespace
@@ -114,8 +115,7 @@ TEST_CASE("every shape function ends in a type or a message for extreme integer 
     for (const AttrSpec& spec : op.attrs) has_ints = has_ints || takes_ints(spec);
     if (!has_ints) continue;
     const BaseCall* base = base_call(op.name);
-    INFO("op " << op.name << " has integer attributes but no base call in this test");
-    REQUIRE(base != nullptr);
+    if (base == nullptr) FAIL("op " << op.name << " has integer attributes but no base call");
     REQUIRE(infer(op.name, base->args, base->attrs).type.has_value());
     for (const AttrSpec& spec : op.attrs) {
       if (!takes_ints(spec)) continue;
@@ -154,8 +154,9 @@ TEST_CASE("convolution and pooling arithmetic stays in range for extreme input d
                         "f32[N, 4611686018427387904, 3, 3]"}) {
     INFO(w);
     for (int64_t v : kExtremes) {
-      check_outcome(infer("conv2d", {"f32[1, 3, 8, 8]", w}, {{"dilation", ints({v, 1})}}));
-      check_outcome(infer("conv2d", {"f32[1, 3, 8, 8]", w}, {{"groups", AttrValue{v}}}));
+      bool concrete = w[4] != 'N';
+      check_outcome(infer("conv2d", {"f32[1, 3, 8, 8]", w}, {{"dilation", ints({v, 1})}}), concrete);
+      check_outcome(infer("conv2d", {"f32[1, 3, 8, 8]", w}, {{"groups", AttrValue{v}}}), concrete);
     }
   }
 }
