@@ -132,6 +132,30 @@ case "$case_name" in
     printf '{' > "$tmp/big.json" && truncate -s 2G "$tmp/big.json"
     expect 1 "up to 1024 MiB" -- "$rewrite" print "$tmp/big.json"
     ;;
+  rule-changes-type)
+    # A replacement of another shape is the rule's error, at its return; nothing is written.
+    cat > "$tmp/halve.rules" <<'RULES'
+rule halve {
+  pattern(x) { return relu(x) }
+  replacement {
+    return max_pool2d(x, [2, 2])
+  }
+}
+test halves {
+  graph(x: f32[1, 8, 4, 4]) { return relu(x) }
+  apply halve
+}
+RULES
+    message="halve.rules:4:12: error: rule 'halve' changes the type of"
+    expect 1 "$message 'stem_relu' from float32[N, 16, 32, 32] to float32[N, 16, 16, 16]" -- \
+      "$rewrite" --rules "$tmp/halve.rules" "$example" -o "$tmp/out.json"
+    [ ! -e "$tmp/out.json" ] || fail "a rule error still wrote a model"
+    ls "$tmp" | grep -q safetensors && fail "a rule error wrote weights"
+    out=$("$rewrite" --rules "$tmp/halve.rules" "$example" -o "$tmp/out.json" 2>&1)
+    grep -q "recorded type" <<<"$out" && fail "the verifier blamed the model: $out"
+    expect 1 "$message 'relu' from float32[1, 8, 4, 4] to float32[1, 8, 2, 2]" -- \
+      "$rewrite" test "$tmp/halve.rules"
+    ;;
   *) fail "unknown case" ;;
 esac
 echo "ok ($case_name)"
