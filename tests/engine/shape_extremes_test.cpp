@@ -54,7 +54,8 @@ const BaseCall* base_call(const std::string& op) {
       {"flatten", {{"f32[2, 3, 4]"}, {}}},
       {"reshape", {{"f32[2, 3, 4]"}, {{"shape", ints({-1})}}}},
       {"permute", {{"f32[2, 3]"}, {{"dims", ints({1, 0})}}}},
-      {"transpose", {{"f32[2, 3]"}, {{"dim0", AttrValue{int64_t{0}}}, {"dim1", AttrValue{int64_t{1}}}}}},
+      {"transpose",
+       {{"f32[2, 3]"}, {{"dim0", AttrValue{int64_t{0}}}, {"dim1", AttrValue{int64_t{1}}}}}},
       {"unsqueeze", {{"f32[2, 3]"}, {{"dim", AttrValue{int64_t{0}}}}}},
       {"squeeze", {{"f32[1, 3]"}, {}}},
       {"cat", {{"f32[2, 3]", "f32[2, 3]"}, {}}},
@@ -143,11 +144,13 @@ TEST_CASE("convolution and pooling arithmetic stays in range for extreme input d
       INFO("attribute value " << v);
       for (const char* attr : {"stride", "padding", "dilation"}) {
         check_outcome(infer("conv2d", {x, "f32[4, 3, 3, 3]"}, {{attr, ints({v, 1})}}));
-        check_outcome(infer("max_pool2d", {x}, {{"kernel_size", ints({3, 3})}, {attr, ints({v, 1})}}));
+        check_outcome(
+            infer("max_pool2d", {x}, {{"kernel_size", ints({3, 3})}, {attr, ints({v, 1})}}));
       }
       check_outcome(infer("max_pool2d", {x}, {{"kernel_size", ints({v, 3})}, {"ceil_mode", true}}));
-      check_outcome(infer("avg_pool2d", {x}, {{"kernel_size", ints({3, 3})}, {"stride", ints({v, 1})},
-                                              {"ceil_mode", true}}));
+      check_outcome(
+          infer("avg_pool2d", {x},
+                {{"kernel_size", ints({3, 3})}, {"stride", ints({v, 1})}, {"ceil_mode", true}}));
     }
   }
   for (const char* w : {"f32[4, 3, 9223372036854775807, 1]", "f32[4, 3, 4611686018427387905, 1]",
@@ -155,7 +158,8 @@ TEST_CASE("convolution and pooling arithmetic stays in range for extreme input d
     INFO(w);
     for (int64_t v : kExtremes) {
       bool concrete = w[4] != 'N';
-      check_outcome(infer("conv2d", {"f32[1, 3, 8, 8]", w}, {{"dilation", ints({v, 1})}}), concrete);
+      check_outcome(infer("conv2d", {"f32[1, 3, 8, 8]", w}, {{"dilation", ints({v, 1})}}),
+                    concrete);
       check_outcome(infer("conv2d", {"f32[1, 3, 8, 8]", w}, {{"groups", AttrValue{v}}}), concrete);
     }
   }
@@ -190,7 +194,8 @@ TEST_CASE("int64 overflow in shape arithmetic is an error naming the attribute",
        "weight has 0 output channels, expected at least groups=1"},
       {infer("conv2d_post", {"f32[1, 3, 8, 8]", "f32[4, 3, 1, 0]"}),
        "weight [4, 3, 1, 0] has the kernel size [1, 0], expected at least 1 in each dim"},
-      {infer("max_pool2d", {"f32[1, 3, 8, 8]"}, {{"kernel_size", ints({2, 2})}, {"stride", ints({kMax, 1})}}),
+      {infer("max_pool2d", {"f32[1, 3, 8, 8]"},
+             {{"kernel_size", ints({2, 2})}, {"stride", ints({kMax, 1})}}),
        "stride=[9223372036854775807, 1] is out of range (torch's pooling takes 32-bit sizes, up "
        "to 2147483647)"},
       {infer("avg_pool2d", {"f32[1, 3, 8, 8]"}, {{"kernel_size", ints({int64_t{1} << 32 | 2, 2})}}),
