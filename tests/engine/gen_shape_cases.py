@@ -366,6 +366,7 @@ for dim in [INT64_MAX, INT64_MIN]:
     case("squeeze", T(1, 3), dim=dim)
     case("cat", T(2, 3), T(2, 3), dim=dim)
     case("softmax", T(2, 3), dim=dim)
+    case("log_softmax", T(2, 3), dim=dim)
     case("layer_norm", T(2, 3), None, None, normalized_shape=[dim])
     for op in ["mean", "sum", "amax"]:
         case(op, T(2, 3), dim=[dim])

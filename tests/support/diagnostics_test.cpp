@@ -67,7 +67,8 @@ TEST_CASE("diagnostics escape control characters in messages, locations and sour
         "m\\r.json: /nodes/0/kwargs/\\e[1m: error: bad\\nname\n");
 }
 
-TEST_CASE("the caret stays under its span after a multi-byte character", "[support]") {
+TEST_CASE("the caret stays under its span after a multi-byte character",
+          "[support][terminal_text]") {
   SourceManager sources;
   FileId file = sources.add_buffer("u.rules", "r\xc3\xa9gle = conv2(x)\n");
   DiagnosticEngine diags(&sources);
