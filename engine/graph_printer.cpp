@@ -159,11 +159,7 @@ std::string format_graph_table(const Graph& g) {
     if (any_type) row.push_back(n->type() ? escape_for_terminal(type_to_string(*n->type())) : "");
   }
   // Widths in characters (the cells are valid UTF-8 once escaped), so "café" lines up.
-  auto width = [](const std::string& cell) {
-    return static_cast<size_t>(std::count_if(cell.begin(), cell.end(), [](char ch) {
-      return (static_cast<unsigned char>(ch) & 0xc0) != 0x80;
-    }));
-  };
+  auto width = [](const std::string& cell) { return terminal_columns(cell); };
   std::vector<size_t> widths(rows[0].size(), 0);
   for (const auto& row : rows) {
     for (size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], width(row[c]));

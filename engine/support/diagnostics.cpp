@@ -23,9 +23,6 @@ const char* severity_name(Severity severity) {
   return "error";
 }
 
-/// A byte that continues a UTF-8 character: the caret line counts characters, not bytes.
-bool is_utf8_continuation(char c) { return (static_cast<unsigned char>(c) & 0xc0) == 0x80; }
-
 }  // namespace
 
 Diagnostic& DiagnosticEngine::report(Severity severity, DiagLocation loc, std::string message) {
@@ -81,13 +78,14 @@ void DiagnosticEngine::render_one(std::ostream& out, const Diagnostic& diag) con
   std::string number = std::to_string(lc.line);
   out << " " << number << " | " << before << spanned << after << "\n";
   out << " " << std::string(number.size(), ' ') << " | ";
-  for (char c : before) {
-    if (!is_utf8_continuation(c)) out << (c == '\t' ? '\t' : ' ');
+  // One blank per character, tabs kept, so the caret lines up with the echoed line.
+  std::string_view rest = before;
+  for (size_t tab = rest.find('\t'); tab != std::string_view::npos; tab = rest.find('\t')) {
+    out << std::string(terminal_columns(rest.substr(0, tab)), ' ') << '\t';
+    rest.remove_prefix(tab + 1);
   }
-  out << '^';
-  size_t width = 0;
-  for (char c : spanned) width += is_utf8_continuation(c) ? 0 : 1;
-  for (size_t i = 1; i < width; ++i) out << '~';
+  out << std::string(terminal_columns(rest), ' ') << '^';
+  for (size_t i = 1; i < terminal_columns(spanned); ++i) out << '~';
   out << "\n";
 }
 

@@ -104,4 +104,10 @@ std::string escape_for_terminal(std::string_view text) { return escape(text, fal
 
 std::string escape_lines_for_terminal(std::string_view text) { return escape(text, true); }
 
+size_t terminal_columns(std::string_view text) {
+  size_t columns = 0;
+  for (char c : text) columns += (static_cast<unsigned char>(c) & 0xc0) != 0x80 ? 1 : 0;
+  return columns;
+}
+
 }  // namespace graft

@@ -27,4 +27,9 @@ std::string escape_for_terminal(std::string_view text);
 /// escaped. For reports assembled from several lines (test and verify reports, source lines).
 std::string escape_lines_for_terminal(std::string_view text);
 
+/// The characters of UTF-8 `text` (bytes that start one): the columns escaped text takes on a
+/// terminal, for aligning tables and carets (wide CJK characters take two and are counted
+/// once).
+size_t terminal_columns(std::string_view text);
+
 }  // namespace graft

@@ -47,3 +47,11 @@ TEST_CASE("escape_lines_for_terminal keeps newlines and tabs only", "[support][t
   CHECK(escape_lines_for_terminal("plain\n") == "plain\n");
   CHECK(escape_lines_for_terminal("\xff\n") == "\\xff\n");
 }
+
+TEST_CASE("terminal_columns counts characters, not bytes", "[support][terminal_text]") {
+  CHECK(graft::terminal_columns("") == 0);
+  CHECK(graft::terminal_columns("conv1") == 5);
+  CHECK(graft::terminal_columns("caf\xc3\xa9") == 4);
+  CHECK(graft::terminal_columns("\\e[31m") == 6);
+  CHECK(graft::terminal_columns("\xf0\x9f\x98\x80!") == 2);
+}
