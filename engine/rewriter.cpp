@@ -477,9 +477,10 @@ class Driver {
       Input v = resolve(m, rule.results[i], results);
       Node* root = m.nodes[rule.roots[i]];
       if (!v.is_node()) {
-        diags_.error({}, "rule " + rule.name + " (" + rule.loc + "): result " + std::to_string(i + 1) +
-                             " of the replacement is not a tensor (it is " +
-                             (v.is_none() ? "none" : "a scalar") + ")");
+        diags_.error(DiagLocation::in_file(result_loc(rule, i)),
+                     "rule '" + rule.name + "': result " + std::to_string(i + 1) +
+                         " of the replacement is not a tensor (it is " +
+                         (v.is_none() ? "none" : "a scalar") + ")");
         rollback();
         return std::nullopt;
       }
@@ -536,12 +537,17 @@ class Driver {
     return true;
   }
 
+  /// Where `rule` returns its result `i` ("fuse.rules:14:12"), or the rule's own position.
+  static const std::string& result_loc(const Rule& rule, size_t i) {
+    return i < rule.result_locs.size() && !rule.result_locs[i].empty() ? rule.result_locs[i]
+                                                                        : rule.loc;
+  }
+
   /// A replacement that changes the type of the value it replaces would leave that value's
   /// users with stale types (the verifier would blame them, not the rule): the error is the
   /// rule's, at the `return` of result `i`.
   void report_type_change(const Rule& rule, size_t i, const Node& root, const TensorType& to) {
-    const std::string& loc = i < rule.result_locs.size() ? rule.result_locs[i] : rule.loc;
-    diags_.error(DiagLocation::in_file(loc),
+    diags_.error(DiagLocation::in_file(result_loc(rule, i)),
                  "rule '" + rule.name + "' changes the type of '" + root.name() + "' from " +
                      type_to_string(*root.type()) + " to " + type_to_string(to) +
                      " (a replacement must keep the type of the value it replaces)");
@@ -696,8 +702,9 @@ class Driver {
                                 std::vector<Node*>* created) {
     const Rule& rule = rules_.rules[m.rule];
     auto error = [&](const std::string& message) -> std::optional<Input> {
-      diags_.error({}, "rule " + rule.name + " (" + (op.loc.empty() ? rule.loc : op.loc) +
-                           "), applied at '" + m.anchor(rule)->name() + "': " + message);
+      diags_.error(DiagLocation::in_file(op.loc.empty() ? rule.loc : op.loc),
+                   "rule '" + rule.name + "' applied at '" + m.anchor(rule)->name() + "': " +
+                       message);
       return std::nullopt;
     };
     // Scratch kept across ops and matches: a fold copies the operands into its scratch node and

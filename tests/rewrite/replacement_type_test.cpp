@@ -75,3 +75,19 @@ TEST_CASE("a replacement of the same type is applied", "[rewrite][driver]") {
   CHECK(r.result.ok);
   CHECK(ops_of(*m.graph) == "clamp neg -> neg");
 }
+
+TEST_CASE("a replacement op that rejects its inputs is an error at its call", "[rewrite][driver]") {
+  RuleSet rules = rules_from_text(R"(rule widen {
+  pattern(x) { return relu(x) }
+  replacement { return max_pool2d(x, [2, 2], stride=[4294967296, 1]) }
+}
+)");
+  Model m = relu_model();
+  Rewritten r = rewrite(*m.graph, rules);
+  CHECK_FALSE(r.result.ok);
+  CHECK(r.diagnostics ==
+        "test.rules:3:24: error: rule 'widen' applied at 'r': max_pool2d rejects its inputs: "
+        "stride=[4294967296, 1] is out of range (torch's pooling takes 32-bit sizes, up to "
+        "2147483647)\n");
+  CHECK(ops_of(*m.graph) == "relu neg -> neg");
+}
