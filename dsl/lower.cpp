@@ -631,7 +631,10 @@ class RuleLowering {
       }
       repl_names_.emplace(assign, std::move(v));
     }
-    for (const ast::Expr* e : body.ret->values) rule_.results.push_back(repl_value(e, false));
+    for (const ast::Expr* e : body.ret->values) {
+      rule_.results.push_back(repl_value(e, false));
+      rule_.result_locs.push_back(loc(e->range));
+    }
   }
 
   /// A replacement value; ops it needs are appended first. `fold`: inside `fold(...)`.

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/graph.h"
+#include "engine/support/terminal_text.h"
 
 namespace graft {
 
@@ -97,39 +98,49 @@ std::vector<std::pair<std::string, std::string>> call_kwargs(const Node& node) {
 
 }  // namespace
 
+// The three formatters escape what they return (names, targets and string attributes come
+// from the model), so their callers may print it as it is.
+
 std::string format_node_args(const Node& node) {
   switch (node.kind()) {
     case NodeKind::kPlaceholder:
     case NodeKind::kGetAttr:
       return "()";
     case NodeKind::kOutput:
-      if (node.inputs().size() == 1) return python_tuple({input_text(node.input(0))});
-      return python_tuple({input_list(node.inputs(), 0, "(", ")")});
+      if (node.inputs().size() == 1) {
+        return escape_for_terminal(python_tuple({input_text(node.input(0))}));
+      }
+      return escape_for_terminal(python_tuple({input_list(node.inputs(), 0, "(", ")")}));
     case NodeKind::kCallFunction:
       break;
   }
-  return python_tuple(call_args(node));
+  return escape_for_terminal(python_tuple(call_args(node)));
 }
 
 std::string format_node_kwargs(const Node& node) {
   std::vector<std::string> items;
   for (const auto& [name, value] : call_kwargs(node)) items.push_back(name + ": " + value);
-  return fmt::format("{{{}}}", fmt::join(items, ", "));
+  return escape_for_terminal(fmt::format("{{{}}}", fmt::join(items, ", ")));
 }
 
 std::string format_node_call(const Node& node) {
+  std::string call;
   switch (node.kind()) {
     case NodeKind::kPlaceholder:
     case NodeKind::kGetAttr:
-      return fmt::format("{}({})", node_kind_name(node.kind()), node.target());
-    case NodeKind::kOutput:
-      return input_list(node.inputs(), 0, "output(", ")");
-    case NodeKind::kCallFunction:
+      call = fmt::format("{}({})", node_kind_name(node.kind()), node.target());
       break;
+    case NodeKind::kOutput:
+      call = input_list(node.inputs(), 0, "output(", ")");
+      break;
+    case NodeKind::kCallFunction: {
+      std::vector<std::string> items = call_args(node);
+      for (const auto& [name, value] : call_kwargs(node)) items.push_back(name + "=" + value);
+      call = fmt::format("{}({})", node.target(), fmt::join(items, ", "));
+      break;
+    }
   }
-  std::vector<std::string> items = call_args(node);
-  for (const auto& [name, value] : call_kwargs(node)) items.push_back(name + "=" + value);
-  return fmt::format("{}({})", node.target(), fmt::join(items, ", "));
+  return escape_for_terminal(call);
 }
 
 // ** table **
@@ -142,13 +153,16 @@ std::string format_graph_table(const Graph& g) {
   if (any_type) rows[0].push_back("type");
   for (const Node* n : g.nodes()) {
     std::vector<std::string>& row = rows.emplace_back();
-    row = {node_kind_name(n->kind()), n->name(), n->target(), format_node_args(*n),
-           format_node_kwargs(*n)};
-    if (any_type) row.push_back(n->type() ? type_to_string(*n->type()) : "");
+    row = {node_kind_name(n->kind()), escape_for_terminal(n->name()),
+           escape_for_terminal(n->target()), format_node_args(*n), format_node_kwargs(*n)};
+    // A type names the model's dim symbols ("N"), user text too.
+    if (any_type) row.push_back(n->type() ? escape_for_terminal(type_to_string(*n->type())) : "");
   }
+  // Widths in characters (the cells are valid UTF-8 once escaped), so "café" lines up.
+  auto width = [](const std::string& cell) { return terminal_columns(cell); };
   std::vector<size_t> widths(rows[0].size(), 0);
   for (const auto& row : rows) {
-    for (size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
+    for (size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], width(row[c]));
   }
   // tabulate's "simple" format: dashes under each header, two spaces between columns. Every
   // cell is padded except at the end of a line, so lines carry no trailing spaces.
@@ -157,7 +171,7 @@ std::string format_graph_table(const Graph& g) {
     for (size_t c = 0; c < row.size(); ++c) {
       if (c > 0) line += "  ";
       line += row[c];
-      line.append(widths[c] - row[c].size(), ' ');
+      line.append(widths[c] - width(row[c]), ' ');
     }
     line.erase(line.find_last_not_of(' ') + 1);
     out += line + "\n";
@@ -178,22 +192,17 @@ namespace {
 constexpr const char* kHighlightColor = "#ffb74d";
 constexpr const char* kConstantColor = "#e0e0e0";
 
-// Text inside a DOT double-quoted string. Graphviz reads `\"` and `\\` literally and `\n` as
-// a centred line break; other control characters would break the line-oriented output.
+// Text inside a DOT double-quoted string, showing what a terminal shows: controls and invalid
+// UTF-8 are spelled out first (escape_for_terminal: a name's newline reads `\n`, not a line
+// break), then `"` and `\` get DOT's backslash, so Graphviz draws the spelled-out escapes as
+// they are and no user text becomes a DOT escape (`\N`, `\l`) or ends the string.
 std::string dot_escape(std::string_view text) {
+  std::string visible = escape_for_terminal(text);
   std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      out += ' ';
-    } else {
-      out += c;
-    }
+  out.reserve(visible.size());
+  for (char c : visible) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
   }
   return out;
 }

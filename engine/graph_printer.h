@@ -36,7 +36,8 @@ std::string format_node_call(const Node& node);
 /// fx's print_tabular: columns `opcode name target args kwargs`, plus a final `type` column
 /// (`float32[N, 3, 224, 224]`, empty for untyped nodes) when any node has a type. Laid out
 /// like tabulate's "simple" format: a header row, a row of dashes per column, columns
-/// separated by two spaces and padded to the widest cell (in bytes), no trailing spaces.
+/// separated by two spaces and padded to the widest cell (in characters), no trailing spaces.
+/// Names, targets, attributes and types are escaped for the terminal (escape_for_terminal).
 std::string format_graph_table(const Graph& g);
 
 struct DotOptions {
@@ -49,7 +50,8 @@ struct DotOptions {
 /// ellipses, get_attr as grey notes, call_function as rounded boxes, output as a double
 /// circle) and one edge per use of a node as an input, labelled with the operand name when
 /// the user has more than one input. Highlighted nodes are filled with a distinct colour
-/// and explained by a legend node; a node's provenance becomes its tooltip.
+/// and explained by a legend node; a node's provenance becomes its tooltip. User text shows
+/// as escape_for_terminal spells it, quoted for DOT (`"` and `\` backslashed).
 std::string graph_to_dot(const Graph& g, const DotOptions& opts = {});
 
 }  // namespace graft

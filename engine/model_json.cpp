@@ -738,7 +738,7 @@ class ModelLoader {
     std::string err;
     std::optional<TensorType> type = infer_node_type(*node, &err);
     if (!type) {
-      error(path, node->target() + "(): " + err);
+      error(path, "node '" + node->name() + "' (" + node->target() + "): " + err);
       return;
     }
     node->meta().set_type(type);

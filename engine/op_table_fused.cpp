@@ -14,7 +14,7 @@
 #include <string>
 
 #include "engine/op_registry.h"
-#include "engine/shape_infer.h"
+#include "engine/shape_fns.h"
 
 namespace graft {
 namespace {
@@ -51,6 +51,8 @@ std::optional<TensorType> finish_post(const InferInputs& in, TensorType out, std
   return out;
 }
 
+// The convolution and linear parts are torch's, so their shape functions check them; the fused
+// ops only narrow what the runtime's primitives take (4-d input, 2-d weight).
 std::optional<TensorType> conv2d_post_shape(const InferInputs& in, std::string* error) {
   const TensorType* x = in.type(0);
   const TensorType* w = in.type(1);
@@ -58,31 +60,9 @@ std::optional<TensorType> conv2d_post_shape(const InferInputs& in, std::string* 
     *error = "input and weight must be 4-d tensors (N, C, H, W) and (O, I/groups, kH, kW)";
     return std::nullopt;
   }
-  int64_t groups = in.int_attr("groups");
-  if (groups < 1) {
-    *error = "groups must be positive, got " + std::to_string(groups);
-    return std::nullopt;
-  }
-  if (is_concrete(x->shape[1]) && is_concrete(w->shape[1]) && x->shape[1] != w->shape[1] * groups) {
-    *error = "input has " + dim_to_string(x->shape[1]) + " channels, weight expects " +
-             std::to_string(w->shape[1] * groups);
-    return std::nullopt;
-  }
-  const auto& stride = in.ints_attr("stride");
-  const auto& padding = in.ints_attr("padding");
-  const auto& dilation = in.ints_attr("dilation");
-  Shape out = {x->shape[0], w->shape[0], 0, 0};
-  for (size_t i = 0; i < 2; ++i) {
-    std::optional<Dim> size = window_output_size(x->shape[2 + i], w->shape[2 + i], stride[i],
-                                                 padding[i], dilation[i], false);
-    if (!size) {
-      *error = "kernel " + shape_to_string({w->shape[2], w->shape[3]}) +
-               " does not fit the padded input " + shape_to_string({x->shape[2], x->shape[3]});
-      return std::nullopt;
-    }
-    out[2 + i] = *size;
-  }
-  return finish_post(in, TensorType{x->dtype, out}, error);
+  std::optional<TensorType> out = shape_fns::conv2d(in, error);
+  if (!out) return std::nullopt;
+  return finish_post(in, std::move(*out), error);
 }
 
 std::optional<TensorType> linear_post_shape(const InferInputs& in, std::string* error) {
@@ -92,15 +72,9 @@ std::optional<TensorType> linear_post_shape(const InferInputs& in, std::string* 
     *error = "input must be a tensor and weight a 2-d (out_features, in_features) tensor";
     return std::nullopt;
   }
-  Dim k = x->shape.back();
-  if (is_concrete(k) && is_concrete(w->shape[1]) && k != w->shape[1]) {
-    *error = "input has " + std::to_string(k) + " features, weight expects " +
-             std::to_string(w->shape[1]);
-    return std::nullopt;
-  }
-  Shape out = x->shape;
-  out.back() = w->shape[0];
-  return finish_post(in, TensorType{x->dtype, out}, error);
+  std::optional<TensorType> out = shape_fns::linear(in, error);
+  if (!out) return std::nullopt;
+  return finish_post(in, std::move(*out), error);
 }
 
 }  // namespace

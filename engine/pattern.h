@@ -179,6 +179,8 @@ struct Rule {
   std::vector<Condition> conditions;
   std::vector<ReplOp> replacement;          // in order
   std::vector<ReplValue> results;           // one per root
+  /// One per root: where the replacement returns it ("fusion.rules:14:12"); may be empty.
+  std::vector<std::string> result_locs;
 };
 
 enum class PhaseMode : uint8_t { kOnce, kFixpoint };

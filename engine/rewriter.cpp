@@ -477,14 +477,20 @@ class Driver {
       Input v = resolve(m, rule.results[i], results);
       Node* root = m.nodes[rule.roots[i]];
       if (!v.is_node()) {
-        diags_.error({}, "rule " + rule.name + " (" + rule.loc + "): result " + std::to_string(i + 1) +
-                             " of the replacement is not a tensor (it is " +
-                             (v.is_none() ? "none" : "a scalar") + ")");
+        diags_.error(DiagLocation::in_file(result_loc(rule, i)),
+                     "rule '" + rule.name + "': result " + std::to_string(i + 1) +
+                         " of the replacement is not a tensor (it is " +
+                         (v.is_none() ? "none" : "a scalar") + ")");
         rollback();
         return std::nullopt;
       }
       if (Folded* f = folded_of(v.node)) {  // the whole result folded to a constant
         v = Input::of(f->materialized ? f->materialized : materialize(*f, root->name(), first_root, &created));
+      }
+      if (!type_fits(root->type(), v.node->type())) {
+        report_type_change(rule, i, *root, *v.node->type());
+        rollback();
+        return std::nullopt;
       }
       for (const Node* u : root->users()) {
         if (!in_match.contains(u) && v.node != root && !Graph::is_before(v.node, u)) {
@@ -516,6 +522,35 @@ class Driver {
     erase_dead(m, touched);
     name_created(m, replacements);
     return true;
+  }
+
+  /// Whether a replacement value of type `to` may stand for a value of type `from`: the same
+  /// dtype and rank, and equal dims where both are known (an unknown "?" fits any, as in the
+  /// loader's check of a node's meta). Untyped values fit anything.
+  static bool type_fits(const TensorType* from, const TensorType* to) {
+    if (from == to || from == nullptr || to == nullptr) return true;  // types are unique
+    if (from->dtype != to->dtype || from->rank() != to->rank()) return false;
+    for (size_t d = 0; d < from->shape.size(); ++d) {
+      Dim a = from->shape[d], b = to->shape[d];
+      if (a != b && a != unknown_dim() && b != unknown_dim()) return false;
+    }
+    return true;
+  }
+
+  /// Where `rule` returns its result `i` ("fuse.rules:14:12"), or the rule's own position.
+  static const std::string& result_loc(const Rule& rule, size_t i) {
+    return i < rule.result_locs.size() && !rule.result_locs[i].empty() ? rule.result_locs[i]
+                                                                        : rule.loc;
+  }
+
+  /// A replacement that changes the type of the value it replaces would leave that value's
+  /// users with stale types (the verifier would blame them, not the rule): the error is the
+  /// rule's, at the `return` of result `i`.
+  void report_type_change(const Rule& rule, size_t i, const Node& root, const TensorType& to) {
+    diags_.error(DiagLocation::in_file(result_loc(rule, i)),
+                 "rule '" + rule.name + "' changes the type of '" + root.name() + "' from " +
+                     type_to_string(*root.type()) + " to " + type_to_string(to) +
+                     " (a replacement must keep the type of the value it replaces)");
   }
 
   /// Names what the match created, now that the nodes it replaced are gone. An op that
@@ -667,8 +702,9 @@ class Driver {
                                 std::vector<Node*>* created) {
     const Rule& rule = rules_.rules[m.rule];
     auto error = [&](const std::string& message) -> std::optional<Input> {
-      diags_.error({}, "rule " + rule.name + " (" + (op.loc.empty() ? rule.loc : op.loc) +
-                           "), applied at '" + m.anchor(rule)->name() + "': " + message);
+      diags_.error(DiagLocation::in_file(op.loc.empty() ? rule.loc : op.loc),
+                   "rule '" + rule.name + "' applied at '" + m.anchor(rule)->name() + "': " +
+                       message);
       return std::nullopt;
     };
     // Scratch kept across ops and matches: a fold copies the operands into its scratch node and

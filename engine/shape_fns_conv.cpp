@@ -19,9 +19,13 @@ bool same_dtype(const InferInputs& in, size_t a, size_t b, std::string* error) {
 
 bool differ(Dim a, Dim b) { return is_concrete(a) && is_concrete(b) && a != b; }
 
-/// Checks stride > 0, padding >= 0, dilation > 0 and returns them.
-std::optional<std::array<std::array<int64_t, 2>, 3>> conv_params(const InferInputs& in,
-                                                                 std::string* error) {
+struct ConvParams {
+  std::array<int64_t, 2> stride, padding, dilation;
+  int64_t groups;
+};
+
+/// The attributes, after torch's checks: stride > 0, padding >= 0, dilation > 0, groups > 0.
+std::optional<ConvParams> conv_params(const InferInputs& in, std::string* error) {
   auto stride = pair_attr(in, "stride", error);
   auto padding = stride ? pair_attr(in, "padding", error) : std::nullopt;
   auto dilation = padding ? pair_attr(in, "dilation", error) : std::nullopt;
@@ -35,7 +39,87 @@ std::optional<std::array<std::array<int64_t, 2>, 3>> conv_params(const InferInpu
       return std::nullopt;
     }
   }
-  return std::array<std::array<int64_t, 2>, 3>{*stride, *padding, *dilation};
+  int64_t groups = in.int_attr("groups");
+  if (groups < 1) {
+    *error = "groups must be positive, got " + std::to_string(groups);
+    return std::nullopt;
+  }
+  return ConvParams{*stride, *padding, *dilation, groups};
+}
+
+/// torch's check_shape_forward on the weight (O, C/groups, kH, kW) and bias against the input
+/// whose channels are dim `c`: a kernel of at least 1x1, at least `groups` output channels
+/// that groups divides, and C == weight channels * groups.
+bool check_conv_weight(const InferInputs& in, const TensorType& x, const TensorType& w,
+                       int64_t groups, size_t c, std::string* error) {
+  for (size_t i = 2; i < 4; ++i) {
+    if (is_concrete(w.shape[i]) && w.shape[i] < 1) {
+      *error = "weight " + shape_to_string(w.shape) + " has the kernel size " +
+               shape_to_string({w.shape[2], w.shape[3]}) + ", expected at least 1 in each dim";
+      return false;
+    }
+  }
+  Dim out_channels = w.shape[0];
+  if (is_concrete(out_channels) && out_channels < groups) {
+    *error = "weight has " + std::to_string(out_channels) +
+             " output channels, expected at least groups=" + std::to_string(groups);
+    return false;
+  }
+  if (is_concrete(out_channels) && out_channels % groups != 0) {
+    *error = "weight has " + std::to_string(out_channels) +
+             " output channels, which groups=" + std::to_string(groups) + " does not divide";
+    return false;
+  }
+  int64_t channels = 0;
+  bool overflow =
+      is_concrete(w.shape[1]) && __builtin_mul_overflow(w.shape[1], groups, &channels);
+  if (overflow || (is_concrete(w.shape[1]) && differ(x.shape[c], channels))) {
+    *error = "input has " + dim_to_string(x.shape[c]) + " channels, weight " +
+             shape_to_string(w.shape) + " with groups=" + std::to_string(groups) + " expects " +
+             (overflow ? "more than int64 can count" : std::to_string(channels));
+    return false;
+  }
+  if (const TensorType* bias = in.type(2);
+      bias && (bias->rank() != 1 || differ(bias->shape[0], out_channels))) {
+    *error = "bias has shape " + shape_to_string(bias->shape) + ", expected [" +
+             dim_to_string(out_channels) + "] (the weight's output channels)";
+    return false;
+  }
+  return true;
+}
+
+/// torch's conv_output_size for spatial dim `d` of the input: (size + 2 * padding -
+/// (dilation * (kernel - 1) + 1)) / stride + 1, with every step checked for int64 overflow
+/// (torch wraps around there and returns a wrong size). nullopt after setting `error`.
+std::optional<Dim> conv_output_dim(const TensorType& x, const TensorType& w, size_t d,
+                                   const ConvParams& p, std::string* error) {
+  size_t i = d - (x.shape.size() - 2);  // 0 for H, 1 for W
+  Dim size = x.shape[d];
+  Dim kernel = w.shape[2 + i];
+  if (!is_concrete(size) || !is_concrete(kernel)) return unknown_dim();
+  int64_t padded = 0, extent = 0;
+  if (__builtin_mul_overflow(p.padding[i], 2, &padded) ||
+      __builtin_add_overflow(padded, size, &padded)) {
+    *error = "padding=" + ints_to_string({p.padding[0], p.padding[1]}) +
+             " is out of range: the padded input overflows int64 in dim " + std::to_string(d);
+    return std::nullopt;
+  }
+  // The dilated kernel's span; kernel >= 1 was checked.
+  if (__builtin_mul_overflow(p.dilation[i], kernel - 1, &extent) ||
+      __builtin_add_overflow(extent, 1, &extent)) {
+    *error = "dilation=" + ints_to_string({p.dilation[0], p.dilation[1]}) +
+             " is out of range: the dilated kernel " + shape_to_string({w.shape[2], w.shape[3]}) +
+             " overflows int64 in dim " + std::to_string(d);
+    return std::nullopt;
+  }
+  if (padded < extent) {
+    *error = "kernel " + shape_to_string({w.shape[2], w.shape[3]}) + " with dilation " +
+             ints_to_string({p.dilation[0], p.dilation[1]}) + " spans " +
+             std::to_string(extent) + " but the padded input has " + std::to_string(padded) +
+             " along dim " + std::to_string(d) + " of " + shape_to_string(x.shape);
+    return std::nullopt;
+  }
+  return (padded - extent) / p.stride[i] + 1;
 }
 
 }  // namespace
@@ -56,52 +140,15 @@ Result conv2d(const InferInputs& in, std::string* error) {
     return std::nullopt;
   }
   if (!same_dtype(in, 0, 1, error) || !same_dtype(in, 0, 2, error)) return std::nullopt;
-  auto params = conv_params(in, error);
-  if (!params) return std::nullopt;
-  auto [stride, padding, dilation] = *params;
-  int64_t groups = in.int_attr("groups");
+  std::optional<ConvParams> params = conv_params(in, error);
   size_t c = x->shape.size() - 3;  // channel dim of the input
-  Dim out_channels = w->shape[0];
-  if (groups < 1) {
-    *error = "groups must be positive, got " + std::to_string(groups);
-    return std::nullopt;
-  }
-  if (is_concrete(out_channels) && out_channels % groups != 0) {
-    *error = "weight has " + std::to_string(out_channels) +
-             " output channels, which groups=" + std::to_string(groups) + " does not divide";
-    return std::nullopt;
-  }
-  if (is_concrete(w->shape[1]) && differ(x->shape[c], w->shape[1] * groups)) {
-    *error = "input has " + dim_to_string(x->shape[c]) + " channels, weight " +
-             shape_to_string(w->shape) + " with groups=" + std::to_string(groups) + " expects " +
-             std::to_string(w->shape[1] * groups);
-    return std::nullopt;
-  }
-  if (const TensorType* bias = in.type(2);
-      bias && (bias->rank() != 1 || differ(bias->shape[0], out_channels))) {
-    *error = "bias has shape " + shape_to_string(bias->shape) + ", expected [" +
-             dim_to_string(out_channels) + "] (the weight's output channels)";
-    return std::nullopt;
-  }
+  if (!params || !check_conv_weight(in, *x, *w, params->groups, c, error)) return std::nullopt;
   Shape out = x->shape;
-  out[c] = out_channels;
-  for (size_t i = 0; i < 2; ++i) {
-    Dim size = x->shape[c + 1 + i];
-    Dim kernel = w->shape[2 + i];
-    if (!is_concrete(size) || !is_concrete(kernel)) {
-      out[c + 1 + i] = unknown_dim();
-      continue;
-    }
-    int64_t padded = size + 2 * padding[i];
-    int64_t extent = dilation[i] * (kernel - 1) + 1;  // the dilated kernel's span
-    if (padded < extent) {
-      *error = "kernel " + shape_to_string({w->shape[2], w->shape[3]}) + " with dilation " +
-               ints_to_string({dilation[0], dilation[1]}) + " spans " + std::to_string(extent) +
-               " but the padded input has " + std::to_string(padded) + " along dim " +
-               std::to_string(c + 1 + i) + " of " + shape_to_string(x->shape);
-      return std::nullopt;
-    }
-    out[c + 1 + i] = (padded - extent) / stride[i] + 1;
+  out[c] = w->shape[0];
+  for (size_t d = c + 1; d < out.size(); ++d) {
+    std::optional<Dim> size = conv_output_dim(*x, *w, d, *params, error);
+    if (!size) return std::nullopt;
+    out[d] = *size;
   }
   return TensorType{x->dtype, out};
 }

@@ -9,14 +9,36 @@ namespace {
 int64_t floor_div(int64_t a, int64_t b) { return a / b - (a % b != 0 && a < 0 ? 1 : 0); }
 
 /// torch's pooling_output_shape: with ceil_mode the last window may hang over the end, but it
-/// must start inside the input or its left padding.
-int64_t pool_output_size(int64_t in, int64_t kernel, int64_t stride, int64_t pad,
-                         int64_t dilation, bool ceil_mode) {
-  int64_t out =
-      floor_div(in + 2 * pad - dilation * (kernel - 1) - 1 + (ceil_mode ? stride - 1 : 0),
-                stride) + 1;
-  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
+/// must start inside the input or its left padding. nullopt if a step overflows int64; the
+/// callers bound the attributes to int32, so only an input dim near 2^63 can.
+std::optional<int64_t> pool_output_size(int64_t in, int64_t kernel, int64_t stride, int64_t pad,
+                                        int64_t dilation, bool ceil_mode) {
+  int64_t padded = 0, span = 0, numerator = 0;
+  if (__builtin_add_overflow(in, 2 * pad, &padded) ||
+      __builtin_sub_overflow(padded, dilation * (kernel - 1) + 1, &numerator) ||
+      __builtin_add_overflow(numerator, ceil_mode ? stride - 1 : 0, &numerator) ||
+      __builtin_add_overflow(in, pad, &span)) {
+    return std::nullopt;
+  }
+  int64_t out = floor_div(numerator, stride) + 1;
+  if (ceil_mode && (out - 1) * stride >= span) --out;
   return out;
+}
+
+/// torch's pooling kernels take kernel_size, stride, padding and dilation as 32-bit ints
+/// (max_pool2d: "integer out of range"; avg_pool2d wraps them), so larger values are rejected.
+/// That bound also keeps pool_output_size's products of two of them within int64.
+bool check_int32(const std::string& name, const std::array<int64_t, 2>& values,
+                 std::string* error) {
+  for (int64_t v : values) {
+    if (v > INT32_MAX || v < INT32_MIN) {
+      *error = name + "=" + ints_to_string({values[0], values[1]}) +
+               " is out of range (torch's pooling takes 32-bit sizes, up to " +
+               std::to_string(INT32_MAX) + ")";
+      return false;
+    }
+  }
+  return true;
 }
 
 /// The input of a 2-D pool: (N, C, H, W) or unbatched (C, H, W), every dim but N non-zero.
@@ -48,6 +70,10 @@ Result pool2d(const InferInputs& in, bool has_dilation, std::string* error) {
   std::optional<std::array<int64_t, 2>> dilation = std::array<int64_t, 2>{1, 1};
   if (has_dilation && padding) dilation = pair_attr(in, "dilation", error);
   if (!padding || !dilation) return std::nullopt;
+  if (!check_int32("kernel_size", *kernel, error) || !check_int32("stride", *stride, error) ||
+      !check_int32("padding", *padding, error) || !check_int32("dilation", *dilation, error)) {
+    return std::nullopt;
+  }
   bool ceil_mode = in.bool_attr("ceil_mode");
   Shape out = x->shape;
   for (size_t i = 0; i < 2; ++i) {
@@ -70,7 +96,13 @@ Result pool2d(const InferInputs& in, bool has_dilation, std::string* error) {
       out[dim] = unknown_dim();
       continue;
     }
-    out[dim] = pool_output_size(x->shape[dim], k, s, p, d, ceil_mode);
+    std::optional<int64_t> size = pool_output_size(x->shape[dim], k, s, p, d, ceil_mode);
+    if (!size) {
+      *error = "input " + shape_to_string(x->shape) + " is too large to pool: its padded size " +
+               "overflows int64 in dim " + std::to_string(dim);
+      return std::nullopt;
+    }
+    out[dim] = *size;
     if (out[dim] < 1) {
       *error = "output size is too small: input " + shape_to_string(x->shape) +
                " with kernel_size=" + ints_to_string({(*kernel)[0], (*kernel)[1]}) + " gives " +

@@ -54,8 +54,11 @@ Result reshape(const InferInputs& in, std::string* error) {
   const TensorType* x = require_tensor(in, 0, error);
   if (x == nullptr) return std::nullopt;
   Shape out = in.ints_attr("shape");
-  int inferred = -1;  // index of the -1 entry
-  int64_t known = 1;  // product of the other entries
+  int inferred = -1;      // index of the -1 entry
+  int64_t known = 1;      // product of the other entries
+  // Whether that product overflows int64 on the way, as torch's numel checks it: in order, so
+  // [2^62, 2^62, 0] overflows and [0, 2^62, 2^62] is empty.
+  bool overflow = false;
   for (size_t i = 0; i < out.size(); ++i) {
     if (out[i] == -1 && inferred < 0) {
       inferred = static_cast<int>(i);
@@ -67,7 +70,7 @@ Result reshape(const InferInputs& in, std::string* error) {
                " (sizes are >= 0, or -1 for one inferred dim)";
       return std::nullopt;
     } else {
-      known = known != 0 && out[i] > INT64_MAX / known ? 0 : known * out[i];
+      overflow |= __builtin_mul_overflow(known, out[i], &known);
     }
   }
   std::optional<int64_t> count = element_count(x->shape);
@@ -75,9 +78,12 @@ Result reshape(const InferInputs& in, std::string* error) {
     *error = "cannot reshape " + shape_to_string(x->shape) + " (" +
              (count ? std::to_string(*count) : std::string("?")) + " elements) into " +
              ints_to_string(out) +
-             (inferred < 0 ? " (" + std::to_string(known) + " elements)" : "");
+             (overflow       ? " (more elements than int64 can count)"
+              : inferred < 0 ? " (" + std::to_string(known) + " elements)"
+                             : "");
     return std::nullopt;
   };
+  if (overflow) return mismatch();
   if (inferred >= 0 && known == 0) {
     // Any size would do for the -1 (torch calls it ambiguous) or none would (6 into [0, -1]).
     return mismatch();
@@ -208,10 +214,17 @@ Result cat(const InferInputs& in, std::string* error) {
     }
     along.push_back(t.shape[axis]);
   }
-  std::optional<int64_t> total = 0;
-  for (Dim d : along) total = total && is_concrete(d) ? std::optional<int64_t>(*total + d)
-                                                     : std::nullopt;
-  out[axis] = total ? *total : (along.size() == 1 ? along[0] : unknown_dim());
+  int64_t total = 0;
+  bool concrete = true;
+  for (Dim d : along) {
+    concrete = concrete && is_concrete(d);
+    if (concrete && __builtin_add_overflow(total, d, &total)) {
+      *error = "the sizes along dim " + std::to_string(axis) + " add up to more than int64 " +
+               "can count";
+      return std::nullopt;
+    }
+  }
+  out[axis] = concrete ? total : (along.size() == 1 ? along[0] : unknown_dim());
   return TensorType{*dtype.dtype(), out};
 }
 

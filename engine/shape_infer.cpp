@@ -76,15 +76,26 @@ std::optional<Shape> broadcast_shapes(const Shape& a, const Shape& b) {
   return out;
 }
 
-std::optional<Dim> window_output_size(Dim in, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation,
-                       bool ceil_mode) {
+std::optional<Dim> window_output_size(Dim in, int64_t kernel, int64_t stride, int64_t pad,
+                                      int64_t dilation, bool ceil_mode) {
   if (!is_concrete(in)) return unknown_dim();
-  int64_t effective = dilation * (kernel - 1) + 1;
-  int64_t span = in + 2 * pad - effective;
-  if (span < 0 || stride <= 0) return std::nullopt;
-  int64_t out = (ceil_mode ? (span + stride - 1) / stride : span / stride) + 1;
+  if (stride <= 0 || kernel < 1 || dilation < 1 || pad < 0) return std::nullopt;
+  int64_t effective = 0, padded = 0;
+  if (__builtin_mul_overflow(dilation, kernel - 1, &effective) ||
+      __builtin_add_overflow(effective, 1, &effective) ||
+      __builtin_mul_overflow(pad, 2, &padded) || __builtin_add_overflow(padded, in, &padded)) {
+    return std::nullopt;
+  }
+  int64_t span = padded - effective;
+  if (span < 0) return std::nullopt;
+  // span + stride - 1 cannot overflow as span / stride + (span % stride != 0) does not.
+  int64_t out = span / stride + (ceil_mode && span % stride != 0 ? 1 : 0) + 1;
   // torch: with ceil_mode the last window must start inside the (left-padded) input.
-  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
+  int64_t last_start = 0;
+  if (ceil_mode &&
+      (__builtin_mul_overflow(out - 1, stride, &last_start) || last_start >= in + pad)) {
+    --out;
+  }
   return out;
 }
 

@@ -20,9 +20,10 @@ std::optional<TensorType> infer_node_type(const Node& node, std::string* error);
 /// numpy/torch broadcasting of two shapes; nullopt if incompatible.
 std::optional<Shape> broadcast_shapes(const Shape& a, const Shape& b);
 /// Output size of a sliding window (conv, pooling): symbolic in -> unknown out; nullopt when
-/// the window does not fit in the padded input.
-std::optional<Dim> window_output_size(Dim in, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation,
-                       bool ceil_mode);
+/// the window does not fit in the padded input, a parameter is out of range (kernel, stride or
+/// dilation below 1, negative padding) or a step overflows int64.
+std::optional<Dim> window_output_size(Dim in, int64_t kernel, int64_t stride, int64_t pad,
+                                      int64_t dilation, bool ceil_mode);
 /// Normalises a possibly negative dimension index; nullopt if out of range.
 std::optional<int64_t> normalize_dim(int64_t dim, int64_t rank);
 

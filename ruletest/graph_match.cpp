@@ -20,6 +20,7 @@
 #include <unordered_map>
 
 #include "engine/graph_printer.h"
+#include "engine/support/terminal_text.h"
 
 namespace graft::ruletest {
 namespace {
@@ -275,7 +276,8 @@ std::string format_graph_compact(const Graph& graph, const std::set<const Node*>
         break;
       }
     }
-    out += indent + (marked.count(n) > 0 ? "! " : "  ") + line + "\n";
+    // One line per node: a name's newline must not start another.
+    out += indent + (marked.count(n) > 0 ? "! " : "  ") + escape_for_terminal(line) + "\n";
   }
   return out;
 }

@@ -7,6 +7,7 @@
 
 #include <omp.h>
 
+#include "engine/support/terminal_text.h"
 #include "runtime/executable_impl.h"
 
 namespace graft::runtime {
@@ -96,7 +97,9 @@ std::string Executable::dump() const {
   for (size_t s = 0; s < impl_->steps.size(); ++s) {
     const StepInfo& step = impl_->steps[s];
     char line[512];
-    std::snprintf(line, sizeof line, "%4zu  %-28s %-14s %-10s %s%s\n", s, step.name.c_str(),
+    // Step names are node names, the model's text: escaped, one line per step.
+    std::snprintf(line, sizeof line, "%4zu  %-28s %-14s %-10s %s%s\n", s,
+                  escape_for_terminal(step.name).c_str(),
                   step.op.c_str(), step.layout.c_str(), step.impl.c_str(),
                   step.in_place ? "  [in-place]" : "");
     out << line;

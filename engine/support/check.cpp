@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "engine/support/terminal_text.h"
+
 namespace graft::detail {
 
 CheckFailure::CheckFailure(const char* file, int line, const char* condition) {
@@ -11,8 +13,9 @@ CheckFailure::CheckFailure(const char* file, int line, const char* condition) {
 }
 
 CheckFailure::~CheckFailure() {
+  // The message may quote a node's name.
   std::fprintf(stderr, "%s\nthis is a bug in graft; please report it with the input that caused it\n",
-               stream_.str().c_str());
+               escape_for_terminal(stream_.str()).c_str());
   std::fflush(stderr);
   // Exit code 3 (internal error) instead of SIGABRT: no run of the CLI ends by a signal.
   std::_Exit(3);

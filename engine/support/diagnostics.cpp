@@ -1,10 +1,12 @@
 // GCC-style rendering of diagnostics, with the source line and a caret under the span.
 #include "engine/support/diagnostics.h"
 
+#include <algorithm>
 #include <ostream>
 #include <sstream>
 
 #include "engine/support/source_manager.h"
+#include "engine/support/terminal_text.h"
 
 namespace graft {
 namespace {
@@ -42,18 +44,20 @@ void DiagnosticEngine::add_note(Diagnostic& diag, DiagLocation loc, std::string 
 }
 
 std::string DiagnosticEngine::format_header(const Diagnostic& diag) const {
+  // File names, JSON pointers (whose keys are the file's) and messages quote user text.
   std::ostringstream out;
   const DiagLocation& loc = diag.loc;
   if (loc.range.is_valid() && sources_ != nullptr) {
     LineCol lc = sources_->line_col(loc.range.file, loc.range.begin);
-    out << sources_->name(loc.range.file) << ":" << lc.line << ":" << lc.col << ": ";
+    out << escape_for_terminal(sources_->name(loc.range.file)) << ":" << lc.line << ":" << lc.col
+        << ": ";
   } else if (!loc.file.empty()) {
-    out << loc.file << ": ";
-    if (!loc.json_path.empty()) out << loc.json_path << ": ";
+    out << escape_for_terminal(loc.file) << ": ";
+    if (!loc.json_path.empty()) out << escape_for_terminal(loc.json_path) << ": ";
   } else if (!loc.json_path.empty()) {
-    out << loc.json_path << ": ";
+    out << escape_for_terminal(loc.json_path) << ": ";
   }
-  out << severity_name(diag.severity) << ": " << diag.message;
+  out << severity_name(diag.severity) << ": " << escape_for_terminal(diag.message);
   return out.str();
 }
 
@@ -63,16 +67,25 @@ void DiagnosticEngine::render_one(std::ostream& out, const Diagnostic& diag) con
   if (!range.is_valid() || sources_ == nullptr) return;
   LineCol lc = sources_->line_col(range.file, range.begin);
   std::string_view line = sources_->line_text(range.file, lc.line);
+  // The line is echoed escaped (tabs kept), in three parts so that the caret and the tildes
+  // stand under the escaped text of the span.
+  size_t begin = std::min<size_t>(lc.col - 1, line.size());
+  size_t length = std::min<size_t>(range.end > range.begin ? range.end - range.begin : 1,
+                                   line.size() - begin);
+  std::string before = escape_lines_for_terminal(line.substr(0, begin));
+  std::string spanned = escape_lines_for_terminal(line.substr(begin, length));
+  std::string after = escape_lines_for_terminal(line.substr(begin + length));
   std::string number = std::to_string(lc.line);
-  out << " " << number << " | " << line << "\n";
+  out << " " << number << " | " << before << spanned << after << "\n";
   out << " " << std::string(number.size(), ' ') << " | ";
-  // Tabs are kept so the caret lines up with the echoed line.
-  for (uint32_t i = 0; i + 1 < lc.col && i < line.size(); ++i) out << (line[i] == '\t' ? '\t' : ' ');
-  out << '^';
-  uint32_t span_end = range.end;
-  uint32_t line_end = range.begin + static_cast<uint32_t>(line.size()) - (lc.col - 1);
-  if (span_end > line_end) span_end = line_end;
-  for (uint32_t i = range.begin + 1; i < span_end; ++i) out << '~';
+  // One blank per character, tabs kept, so the caret lines up with the echoed line.
+  std::string_view rest = before;
+  for (size_t tab = rest.find('\t'); tab != std::string_view::npos; tab = rest.find('\t')) {
+    out << std::string(terminal_columns(rest.substr(0, tab)), ' ') << '\t';
+    rest.remove_prefix(tab + 1);
+  }
+  out << std::string(terminal_columns(rest), ' ') << '^';
+  for (size_t i = 1; i < terminal_columns(spanned); ++i) out << '~';
   out << "\n";
 }
 

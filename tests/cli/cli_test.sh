@@ -185,6 +185,86 @@ case "$case_name" in
     expect 1 "4 trailing bytes belong to no tensor" -- "$rewrite" "$tmp/tail.json" -o "$tmp/o.json"
     [ ! -e "$tmp/o.json" ] || fail "a model with bad weights was written"
     ;;
+  rule-changes-type)
+    # A replacement of another shape is the rule's error, at its return; nothing is written.
+    cat > "$tmp/halve.rules" <<'RULES'
+rule halve {
+  pattern(x) { return relu(x) }
+  replacement {
+    return max_pool2d(x, [2, 2])
+  }
+}
+test halves {
+  graph(x: f32[1, 8, 4, 4]) { return relu(x) }
+  apply halve
+}
+RULES
+    message="halve.rules:4:12: error: rule 'halve' changes the type of"
+    expect 1 "$message 'stem_relu' from float32[N, 16, 32, 32] to float32[N, 16, 16, 16]" -- \
+      "$rewrite" --rules "$tmp/halve.rules" "$example" -o "$tmp/out.json"
+    [ ! -e "$tmp/out.json" ] || fail "a rule error still wrote a model"
+    ls "$tmp" | grep -q safetensors && fail "a rule error wrote weights"
+    out=$("$rewrite" --rules "$tmp/halve.rules" "$example" -o "$tmp/out.json" 2>&1)
+    grep -q "recorded type" <<<"$out" && fail "the verifier blamed the model: $out"
+    expect 1 "$message 'relu' from float32[1, 8, 4, 4] to float32[1, 8, 2, 2]" -- \
+      "$rewrite" test "$tmp/halve.rules"
+    ;;
+  hostile-names)
+    # Names, targets, keys, dim symbols and rule lines with terminal escapes, \r, \n, NUL and
+    # invalid UTF-8: every output spells them out (\e, \r, \n, \x00, \xff) and stays
+    # valid UTF-8 without control bytes other than newlines and tabs.
+    python3 - "$tmp" <<'PY'
+import json, sys
+tmp = sys.argv[1]
+x, r = "x\u001b[31m", "r\r\n\u0000evil\u009b"
+def model(target="relu", kwargs=None):
+    call = {"name": r, "op": "call_function", "target": target, "args": [{"node": x}]}
+    if kwargs: call["kwargs"] = kwargs
+    return {"format": "graft.model", "version": 1, "nodes": [
+        {"name": x, "op": "placeholder", "target": x,
+         "meta": {"dtype": "float32", "shape": ["N\u001b[0m", 3]}},
+        call, {"name": "output", "op": "output", "args": [[{"node": r}]]}]}
+json.dump(model(), open(tmp + "/esc.json", "w"))
+json.dump(model(target="relu\u001b[2J"), open(tmp + "/bad_op.json", "w"))
+json.dump(model(kwargs={"k\u001b[5m": 1}), open(tmp + "/bad_key.json", "w"))
+open(tmp + "/utf8.json", "wb").write(json.dumps(model()).encode().replace(b"evil", b"\xff\x1b"))
+open(tmp + "/esc.rules", "wb").write(
+    b"rule r\x1b[31m { pattern(x) { return relu(x) } replacement { return x } } # \xff\n")
+PY
+    clean() {  # clean FILE: no control bytes but \n and \t, valid UTF-8
+      python3 -c "
+import sys; d = open(sys.argv[1], 'rb').read(); d.decode('utf-8')
+sys.exit(any((b < 32 and b not in (9, 10)) or b == 127 for b in d))" "$1" \
+        || fail "raw control bytes or invalid UTF-8 in the output of: ${*:2}"$'\n'"$(cat -v "$1")"
+    }
+    run_clean() {  # run_clean CODE PATTERN -- command...
+      local code=$1 pattern=$2
+      shift 3
+      "$@" > "$tmp/out.txt" 2>&1
+      local got=$?
+      [ "$got" = "$code" ] || fail "exit $got, expected $code: $*"$'\n'"$(cat -v "$tmp/out.txt")"
+      clean "$tmp/out.txt" "$@"
+      grep -qF -- "$pattern" "$tmp/out.txt" || fail "output lacks '$pattern': $*"$'\n'"$(cat -v "$tmp/out.txt")"
+    }
+    rules="$src/examples/rules/fuse.rules"
+    run_clean 0 'r\r\n\x00evil\u009b  relu' -- "$rewrite" print "$tmp/esc.json"
+    run_clean 0 'float32[N\e[0m, 3]' -- "$rewrite" print "$tmp/esc.json"
+    run_clean 0 'label="x\\e[31m\nfloat32[N\\e[0m, 3]"' -- "$rewrite" dot "$tmp/esc.json"
+    run_clean 1 "unknown op 'relu\e[2J'" -- "$rewrite" print "$tmp/bad_op.json"
+    run_clean 1 "/nodes/1/kwargs/k\e[5m: error: relu() has no parameter 'k\e[5m'" -- \
+      "$rewrite" print "$tmp/bad_key.json"
+    run_clean 1 "ill-formed UTF-8 byte; last read: '\"r\\r\\n\\u0000\xff'" -- \
+      "$rewrite" print "$tmp/utf8.json"
+    run_clean 1 ' 1 | rule r\e[31m { pattern' -- "$rewrite" check "$tmp/esc.rules"
+    run_clean 1 "no node named 'r\e[31m'" -- \
+      "$rewrite" --rules "$rules" "$tmp/esc.json" --explain $'fuse_conv_bn@r\e[31m'
+    run_clean 0 'remove_dropout@x\e[31m: no match' -- \
+      "$rewrite" --rules "$rules" "$tmp/esc.json" --explain $'remove_dropout@x\e[31m'
+    run_clean 0 "0 rewrites" -- "$rewrite" --rules "$rules" "$tmp/esc.json" --dry-run --stats
+    run_clean 0 'r\r\n\x00evil\u009b: float32[1, 3]' -- "$rewrite" run "$tmp/esc.json" --batch 1 --dump
+    run_clean 1 "cannot open" -- "$rewrite" print "$tmp/"$'\e[31m\r.json'
+    run_clean 2 'not expected: --no-such-\e[31m' -- "$rewrite" $'--no-such-\e[31m'
+    ;;
   *) fail "unknown case" ;;
 esac
 echo "ok ($case_name)"

@@ -137,6 +137,20 @@ case("conv2d", T(1, 3, 2, 2), T(4, 3, 3, 3), None)
 case("conv2d", T(1, 3, 8, 8), T(4, 3, 3, 3), None, stride=[0, 1])
 case("conv2d", T(1, 3, 8, 8), T(4, 3, 3, 3), None, padding=[-1, 0])
 case("conv2d", T(1, 3, 8, 8), T(4, 3, 3, 3, dtype=F64), None)
+# Extreme attributes and empty kernels, where torch's answer is well defined (where torch's own
+# arithmetic wraps around, e.g. padding=2^63-1, tests/engine/shape_fns_test.cpp checks graft
+# rejects the attribute instead).
+INT64_MAX, INT64_MIN = 2**63 - 1, -2**63
+case("conv2d", T(1, 3, 8, 8), T(4, 3, 0, 0), None)
+case("conv2d", T(1, 3, 8, 8), T(4, 3, 0, 3), None)
+case("conv2d", T(1, 3, 8, 8), T(0, 3, 3, 3), None)
+case("conv2d", T(1, 4, 8, 8), T(2, 1, 3, 3), None, groups=4)
+case("conv2d", T(1, 3, 8, 8), T(4, 3, 3, 3), None, stride=[INT64_MAX, INT64_MAX])
+case("conv2d", T(1, 3, 8, 8), T(4, 3, 3, 3), None, padding=[2**62, 0])
+for attr in ["stride", "padding", "dilation"]:
+    case("conv2d", T(1, 3, 8, 8), T(4, 3, 3, 3), None, **{attr: [INT64_MIN, INT64_MIN]})
+for groups in [INT64_MAX, INT64_MIN]:
+    case("conv2d", T(1, 3, 8, 8), T(4, 3, 3, 3), None, groups=groups)
 case("linear", T(2, 3), T(4, 3), T(4))
 case("linear", T(5, 7, 3), T(4, 3), None)
 case("linear", T(3), T(4, 3), None)
@@ -278,6 +292,18 @@ case("max_pool2d", T(1, 1, 8, 8), kernel_size=[0, 0])
 case("max_pool2d", T(1, 1, 8, 8), kernel_size=[2, 2], stride=[0, 1])
 case("max_pool2d", T(1, 1, 8, 8), kernel_size=[3, 3], dilation=[0, 0])
 case("max_pool2d", T(1, 1, 8, 8, dtype=I64), kernel_size=[2, 2])
+# torch's pooling takes 32-bit sizes.
+case("max_pool2d", T(1, 3, 8, 8), kernel_size=[2**31, 2**31])
+case("max_pool2d", T(1, 3, 8, 8), kernel_size=[2**31 - 1, 2**31 - 1])
+case("max_pool2d", T(1, 3, 8, 8), kernel_size=[2, 2], stride=[2**31 - 1, 2**31 - 1])
+case("max_pool2d", T(1, 3, 8, 8), kernel_size=[2, 2], stride=[INT64_MAX, INT64_MAX])
+case("max_pool2d", T(1, 3, 8, 8), kernel_size=[2, 2], dilation=[2**31 - 1, 2**31 - 1])
+case("max_pool2d", T(1, 3, 8, 8), kernel_size=[2, 2], dilation=[INT64_MAX, INT64_MAX])
+case("max_pool2d", T(1, 3, 8, 8), kernel_size=[INT64_MAX, INT64_MAX], padding=[2**62, 2**62])
+case("avg_pool2d", T(1, 3, 8, 8), kernel_size=[2, 2], stride=[2**31 - 1, 2**31 - 1])
+case("avg_pool2d", T(1, 3, 8, 8), kernel_size=[2, 2], stride=[2**31, 2**31])
+case("avg_pool2d", T(1, 3, 8, 8), kernel_size=[INT64_MIN, INT64_MIN])
+case("avg_pool2d", T(1, 3, 8, 8), kernel_size=[INT64_MAX, INT64_MAX])
 case("avg_pool2d", T(1, 3, 8, 8), kernel_size=[2, 2])
 case("avg_pool2d", T(1, 3, 7, 7), kernel_size=[3, 3], stride=[2, 2], padding=[1, 1],
      ceil_mode=True, count_include_pad=False)
@@ -297,6 +323,8 @@ for op in ["adaptive_avg_pool2d", "adaptive_max_pool2d"]:
     case(op, T(4, 4), output_size=[2, 2])
     case(op, T(1, 1, 4, 4), output_size=[-1, 2])
     case(op, T(1, 1, 4, 4, dtype=I64), output_size=[2, 2])
+    case(op, T(1, 1, 4, 4), output_size=[INT64_MAX, INT64_MAX])
+    case(op, T(1, 1, 4, 4), output_size=[2**62, 1])
 
 # ** shape and data movement **
 for start, end in [(0, -1), (1, -1), (1, 2), (2, 2), (-3, -2), (0, 0), (3, 3)]:
@@ -322,6 +350,26 @@ case("reshape", T(0, 3), shape=[3, 0, 5])
 case("reshape", T(), shape=[1, 1])
 case("reshape", T(1), shape=[])
 case("reshape", T(2, 3), shape=[])
+case("reshape", T(2, 3), shape=[-1, INT64_MAX])
+case("reshape", T(2, 3), shape=[2**62, 2**62, 0])
+case("reshape", T(0, 3), shape=[2**62, 2**62, 0])
+case("reshape", T(0, 3), shape=[0, 2**62, 2**62])
+case("reshape", T(0), shape=[2**62, 2**62, 4])
+case("reshape", T(0, 3), shape=[-1, 2**62, 2**62])
+# Dims at the ends of int64's range.
+for dim in [INT64_MAX, INT64_MIN]:
+    case("flatten", T(2, 3, 4), start_dim=dim)
+    case("flatten", T(2, 3, 4), end_dim=dim)
+    case("permute", T(2, 3), dims=[dim, 0])
+    case("transpose", T(2, 3), dim0=dim, dim1=0)
+    case("unsqueeze", T(2, 3), dim=dim)
+    case("squeeze", T(1, 3), dim=dim)
+    case("cat", T(2, 3), T(2, 3), dim=dim)
+    case("softmax", T(2, 3), dim=dim)
+    case("log_softmax", T(2, 3), dim=dim)
+    case("layer_norm", T(2, 3), None, None, normalized_shape=[dim])
+    for op in ["mean", "sum", "amax"]:
+        case(op, T(2, 3), dim=[dim])
 case("permute", T(2, 3, 4), dims=[2, 0, 1])
 case("permute", T(2, 3, 4), dims=[-1, 0, 1])
 case("permute", T(), dims=[])

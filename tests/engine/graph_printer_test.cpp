@@ -263,7 +263,8 @@ TEST_CASE("dot output escapes quotes, backslashes and newlines", "[engine][print
   std::string dot = graph_to_dot(g, opts);
   CHECK(dot.find("label=\"in\\\"put\\\\x\\nfloat32[2]\"") != std::string::npos);
   CHECK(dot.find("label=\"layer1.0.conv.weight\"") != std::string::npos);
-  CHECK(dot.find("tooltip=\"fuse \\\"a\\\" (std/fusion.rules:3)\\nsecond line\"") !=
+  // A newline in user text shows as `\n` (DOT's `\\n`), as on a terminal, not as a break.
+  CHECK(dot.find("tooltip=\"fuse \\\"a\\\" (std/fusion.rules:3)\\\\nsecond line\"") !=
         std::string::npos);
   CHECK(dot.find("label=\"before \\\"rewrite\\\"\";") != std::string::npos);
   // The provenance newline is escaped, so every statement is one line with balanced quotes.
@@ -289,4 +290,47 @@ TEST_CASE("dot output is deterministic and can omit types", "[engine][printer]")
   std::string untyped = graph_to_dot(cg.g, opts);
   CHECK(untyped.find("float32") == std::string::npos);
   CHECK(untyped.find("label=\"") != std::string::npos);
+}
+
+TEST_CASE("print and dot spell out control characters and invalid UTF-8 in user text",
+          "[engine][printer][terminal_text]") {
+  using namespace std::string_literals;
+  Graph g;
+  // A name with a colour escape, one with \r, \n and NUL, a symbol and a target with invalid
+  // UTF-8, and a string attribute with a clear-screen escape.
+  Node* x = g.add_placeholder("\x1b[31mx", f32({dim_symbol("N\x1b[0m"), 3}));
+  Node* w = g.add_get_attr("w\r\n\0w"s, "weights.\xff");
+  Node* a = call(g, "add", {Input::of(x), Input::of(w)}, "sum\x9b");
+  Node* gelu = call(g, "gelu", {Input::of(a)}, "caf\xc3\xa9");
+  g.set_attr(gelu, "approximate", std::string("\x1b[2J"));
+  g.set_output({Input::of(gelu)});
+  auto has_raw_control = [](const std::string& text) {
+    return std::any_of(text.begin(), text.end(), [](char c) {
+      unsigned char u = static_cast<unsigned char>(c);
+      return (u < 0x20 && c != '\n') || u == 0x7f || u == 0xff || u == 0x9b;
+    });
+  };
+  std::string table = format_graph_table(g);
+  INFO(table);
+  CHECK_FALSE(has_raw_control(table));
+  CHECK(table ==
+        "opcode         name        target        args                   kwargs                  "
+        "type\n"
+        "-------------  ----------  ------------  ---------------------  ----------------------  "
+        "------------------\n"
+        "placeholder    \\e[31mx     \\e[31mx       ()                     {}                      "
+        "float32[N\\e[0m, 3]\n"
+        "get_attr       w\\r\\n\\x00w  weights.\\xff  ()                     {}\n"
+        "call_function  sum\\x9b     add           (\\e[31mx, w\\r\\n\\x00w)  {}\n"
+        "call_function  caf\xc3\xa9        gelu          (sum\\x9b,)             "
+        "{approximate: '\\e[2J'}\n"
+        "output         output      output        (caf\xc3\xa9,)                {}\n");
+  CHECK(format_node_call(*gelu) == "gelu(sum\\x9b, approximate='\\e[2J')");
+  std::string dot = graph_to_dot(g, {});
+  INFO(dot);
+  CHECK_FALSE(has_raw_control(dot));
+  // The escapes reach the label as text: DOT's backslash before each of their backslashes.
+  CHECK(dot.find("label=\"\\\\e[31mx\\nfloat32[N\\\\e[0m, 3]\"") != std::string::npos);
+  CHECK(dot.find("label=\"w\\\\r\\\\n\\\\x00w\\nweights.\\\\xff\"") != std::string::npos);
+  CHECK(dot.find("approximate='\\\\e[2J'") != std::string::npos);
 }

@@ -76,6 +76,11 @@ InferResult infer(const std::string& op, const std::vector<Arg>& args,
   }
   InferResult result;
   result.type = schema->infer(in, &result.error);
+  // As infer_node_type does: a result no machine could hold is an error.
+  if (result.type && !within_size_limit(*result.type)) {
+    result.error = "the result " + size_limit_message(*result.type);
+    result.type.reset();
+  }
   return result;
 }
 

@@ -35,8 +35,9 @@ struct InferResult {
 };
 
 /// Runs `op`'s shape function on `args` (one per operand, the variadic operand's tensors
-/// last) and `attrs` (the rest take their defaults). The op must exist and every attribute
-/// must coerce to its declared type; the test fails otherwise.
+/// last) and `attrs` (the rest take their defaults), then the size limit of shape inference
+/// (within_size_limit). The op must exist and every attribute must coerce to its declared
+/// type; the test fails otherwise.
 InferResult infer(const std::string& op, const std::vector<Arg>& args,
                   const std::vector<std::pair<std::string, AttrValue>>& attrs = {});
 

@@ -406,7 +406,7 @@ TEST_CASE("shape and dtype mismatches with the graph are rejected", "[engine][mo
                    {"name": "c", "op": "call_function", "target": "conv2d", "args": [{"node": "x"}, {"node": "w"}]},)" +
                      kOutputX,
                  conv_w)),
-             Catch::Contains("/nodes/2: error: conv2d(): input has 3 channels"));
+             Catch::Contains("/nodes/2: error: node 'c' (conv2d): input has 3 channels"));
   // call meta that disagrees with inference
   CHECK_THAT(rejected(model_text(
                  kInput + "," +

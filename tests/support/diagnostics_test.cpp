@@ -49,3 +49,32 @@ TEST_CASE("source manager maps offsets to lines and columns", "[support]") {
   CHECK(sources.line_text(file, 3).empty());
   CHECK(sources.line_text(file, 4) == "ef");
 }
+
+TEST_CASE("diagnostics escape control characters in messages, locations and source lines",
+          "[support][terminal_text]") {
+  SourceManager sources;
+  // ESC [31m before the span, a tab, a UTF-8 name and an invalid byte in the span.
+  FileId file = sources.add_buffer("\x1b]0;title\x07.rules",
+                                   "x = \x1b[31m\tcaf\xc3\xa9(\xff) # \x1b[0m\n");
+  DiagnosticEngine diags(&sources);
+  // The span is "café(\xff)", bytes 10 to 18.
+  diags.error(DiagLocation::at({file, 10, 18}), "unknown op 'caf\xc3\xa9\x1b[2J'");
+  diags.error(DiagLocation::in_json("m\r.json", "/nodes/0/kwargs/\x1b[1m"), "bad\nname");
+  CHECK(diags.render() ==
+        "\\e]0;title\\x07.rules:1:11: error: unknown op 'caf\xc3\xa9\\e[2J'\n"
+        " 1 | x = \\e[31m\tcaf\xc3\xa9(\\xff) # \\e[0m\n"
+        "   |           \t^~~~~~~~~~\n"
+        "m\\r.json: /nodes/0/kwargs/\\e[1m: error: bad\\nname\n");
+}
+
+TEST_CASE("the caret stays under its span after a multi-byte character",
+          "[support][terminal_text]") {
+  SourceManager sources;
+  FileId file = sources.add_buffer("u.rules", "r\xc3\xa9gle = conv2(x)\n");
+  DiagnosticEngine diags(&sources);
+  diags.error(DiagLocation::at({file, 9, 14}), "unknown op 'conv2'");
+  CHECK(diags.render() ==
+        "u.rules:1:10: error: unknown op 'conv2'\n"
+        " 1 | r\xc3\xa9gle = conv2(x)\n"
+        "   |         ^~~~~\n");
+}

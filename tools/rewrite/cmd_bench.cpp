@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/support/terminal_text.h"
 #include "tools/rewrite/commands.h"
 #include "tools/rewrite/model_util.h"
 #include "tools/rewrite/run_util.h"
@@ -56,7 +57,8 @@ void print_profile(std::FILE* out, const runtime::Executable& exe,
   for (size_t s : order) {
     const runtime::StepInfo& step = exe.steps()[s];
     std::fprintf(out, "%10.3f %5.1f%%  %-32s %-16s %-10s %s%s\n", total_ms[s] / runs,
-                sum > 0 ? 100.0 * total_ms[s] / sum : 0.0, step.name.c_str(), step.op.c_str(),
+                sum > 0 ? 100.0 * total_ms[s] / sum : 0.0, escape_for_terminal(step.name).c_str(),
+                step.op.c_str(),
                 step.layout.c_str(), step.impl.c_str(), step.in_place ? " [in-place]" : "");
   }
 }
@@ -105,9 +107,11 @@ int bench(const BenchFlags& flags) {
                         {"compile_ms", compile_ms},
                         {"peak_activation_mb", static_cast<double>(exe->peak_activation_bytes()) / (1 << 20)},
                         {"weight_mb", static_cast<double>(exe->weight_bytes()) / (1 << 20)}};
-    std::cout << j.dump() << "\n";
+    // JSON escapes control characters itself; invalid UTF-8 in the path would make dump() throw.
+    std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
-    std::printf("%s: batch %lld, %d threads, %d runs (after %d warm-up)\n", flags.model.c_str(),
+    std::printf("%s: batch %lld, %d threads, %d runs (after %d warm-up)\n",
+                escape_for_terminal(flags.model).c_str(),
                 static_cast<long long>(flags.batch), threads, flags.iters, flags.warmup);
     std::printf("latency    p50 %.3f ms   p90 %.3f ms\n", p50, p90);
     std::printf("throughput %.1f samples/s\n", throughput);

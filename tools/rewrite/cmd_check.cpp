@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "dsl/load.h"
+#include "engine/support/terminal_text.h"
 #include "tools/rewrite/commands.h"
 #include "tools/rewrite/model_util.h"
 
@@ -28,7 +29,7 @@ Handler setup_check(CLI::App& sub) {
                  diags.error_count() == 1 ? "" : "s");
       return kExitInputRejected;
     }
-    if (!*quiet) fmt::print("{}", rules->summary());
+    if (!*quiet) fmt::print("{}", escape_lines_for_terminal(rules->summary()));
     return kExitOk;
   };
 }

@@ -5,6 +5,7 @@
 
 #include "engine/graph_printer.h"
 #include "engine/support/atomic_file.h"
+#include "engine/support/terminal_text.h"
 #include "tools/rewrite/commands.h"
 #include "tools/rewrite/model_util.h"
 
@@ -29,7 +30,7 @@ Handler setup_dot(CLI::App& sub) {
     }
     std::string error;
     if (!write_file_atomically(*output, dot, &error)) {
-      std::cerr << "rewrite: error: " << error << "\n";
+      std::cerr << "rewrite: error: " << escape_for_terminal(error) << "\n";
       return kExitInputRejected;
     }
     return kExitOk;

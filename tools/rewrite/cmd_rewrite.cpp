@@ -13,6 +13,7 @@
 #include "engine/graph_printer.h"
 #include "engine/rewriter.h"
 #include "engine/support/atomic_file.h"
+#include "engine/support/terminal_text.h"
 #include "engine/verifier.h"
 #include "runtime/constant_folder.h"
 #include "tools/rewrite/commands.h"
@@ -47,7 +48,7 @@ bool write_dot(const Graph& graph, const std::string& path, const std::string& t
   options.highlight = highlight;
   std::string error;
   if (!write_file_atomically(path, graph_to_dot(graph, options), &error)) {
-    std::cerr << "rewrite: error: " << error << "\n";
+    std::cerr << "rewrite: error: " << escape_for_terminal(error) << "\n";
     return false;
   }
   return true;
@@ -58,7 +59,8 @@ void print_stats(const RuleSet& rules, const RewriteResult& result) {
              "applied", "time");
   for (size_t i = 0; i < rules.rules.size(); ++i) {
     const RuleStats& s = result.stats[i];
-    fmt::print(stderr, "{:<28} {:>10} {:>8} {:>8} {:>8.3f}ms\n", rules.rules[i].name, s.candidates,
+    fmt::print(stderr, "{:<28} {:>10} {:>8} {:>8} {:>8.3f}ms\n",
+               escape_for_terminal(rules.rules[i].name), s.candidates,
                s.matches, s.applied, s.seconds * 1e3);
   }
 }
@@ -66,13 +68,14 @@ void print_stats(const RuleSet& rules, const RewriteResult& result) {
 int rewrite_model(const RewriteFlags& flags) {
   bool writes = !flags.dry_run && flags.explain.empty();
   if (writes && flags.output.empty() && !flags.in_place) {
-    std::cerr << "rewrite: error: give -o OUT.json, or --in-place to overwrite " << flags.model
+    std::cerr << "rewrite: error: give -o OUT.json, or --in-place to overwrite "
+              << escape_for_terminal(flags.model)
               << " (or --dry-run to only list the matches)\n";
     return kExitUsage;
   }
   std::string output = flags.in_place ? flags.model : flags.output;
   if (writes && !flags.in_place && same_file(flags.model, output)) {
-    std::cerr << "rewrite: error: -o " << output
+    std::cerr << "rewrite: error: -o " << escape_for_terminal(output)
               << " is the input model; pass --in-place to overwrite it\n";
     return kExitUsage;
   }
@@ -97,7 +100,8 @@ int rewrite_model(const RewriteFlags& flags) {
   if (!flags.explain.empty()) {
     size_t at = flags.explain.find('@');
     if (at == std::string::npos || at == 0 || at + 1 == flags.explain.size()) {
-      std::cerr << "rewrite: error: --explain takes RULE@NODE, got '" << flags.explain << "'\n";
+      std::cerr << "rewrite: error: --explain takes RULE@NODE, got '"
+                << escape_for_terminal(flags.explain) << "'\n";
       return kExitUsage;
     }
     DiagnosticEngine diags;
@@ -105,7 +109,8 @@ int rewrite_model(const RewriteFlags& flags) {
                                                    flags.explain.substr(at + 1), diags);
     diags.render(std::cerr);
     if (!why) return kExitInputRejected;
-    std::cout << flags.explain << ": " << (why->matched ? "" : "no match: ") << why->reason << "\n";
+    std::cout << escape_for_terminal(flags.explain) << ": " << (why->matched ? "" : "no match: ")
+              << escape_for_terminal(why->reason) << "\n";
     return kExitOk;
   }
 
@@ -125,7 +130,7 @@ int rewrite_model(const RewriteFlags& flags) {
   if (!result.ok || diags.has_errors()) return kExitInputRejected;
   if (flags.dry_run) {
     for (const AppliedRewrite& a : result.applied) {
-      std::cout << a.rule << " at " << a.anchor << "\n";
+      std::cout << escape_for_terminal(a.rule) << " at " << escape_for_terminal(a.anchor) << "\n";
     }
     std::cout << result.applied.size() << " rewrite" << (result.applied.size() == 1 ? "" : "s")
               << " (dry run: nothing written)\n";
@@ -142,7 +147,7 @@ int rewrite_model(const RewriteFlags& flags) {
   }
   std::cerr << "rewrite: " << result.applied.size() << " rewrite"
             << (result.applied.size() == 1 ? "" : "s") << ", " << nodes_before << " -> "
-            << model->graph->size() << " nodes; wrote " << output << "\n";
+            << model->graph->size() << " nodes; wrote " << escape_for_terminal(output) << "\n";
   return kExitOk;
 }
 

@@ -5,6 +5,7 @@
 
 #include <iostream>
 
+#include "engine/support/terminal_text.h"
 #include "runtime/npy.h"
 #include "tools/rewrite/commands.h"
 #include "tools/rewrite/model_util.h"
@@ -45,12 +46,13 @@ int run_model(const RunFlags& flags) {
   runtime::set_num_threads(flags.threads);
   std::unique_ptr<runtime::Executable> exe = runtime::compile(*model->graph, options, diags);
   if (!exe) return fail();
-  if (flags.dump) std::cout << exe->dump();
+  if (flags.dump) std::cout << escape_lines_for_terminal(exe->dump());
   auto outputs = exe->run(make_inputs(*exe, *files, flags.seed), diags);
   if (!outputs) return fail();
   std::vector<std::pair<std::string, runtime::Tensor>> named;
   for (size_t i = 0; i < outputs->size(); ++i) {
-    std::cout << exe->outputs()[i].name << ": " << runtime::tensor_summary((*outputs)[i]) << "\n";
+    std::cout << escape_for_terminal(exe->outputs()[i].name) << ": "
+              << runtime::tensor_summary((*outputs)[i]) << "\n";
     named.emplace_back(exe->outputs()[i].name, (*outputs)[i]);
   }
   if (!flags.output.empty() && !runtime::write_npz(flags.output, named, diags)) return fail();

@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "dsl/load.h"
+#include "engine/support/terminal_text.h"
 #include "ruletest/rule_test_runner.h"
 #include "tools/rewrite/commands.h"
 #include "tools/rewrite/model_util.h"
@@ -31,7 +32,8 @@ bool run_file(const std::string& path, const TestFlags& flags, int& passed, int&
   std::optional<dsl::RuleFileSet> set = dsl::load_rule_files({path}, sources, diags, flags.load);
   if (!set) {
     diags.render(std::cerr);
-    fmt::print(stderr, "{}: {} error{} found; no test ran\n", path, diags.error_count(),
+    fmt::print(stderr, "{}: {} error{} found; no test ran\n", escape_for_terminal(path),
+               diags.error_count(),
                diags.error_count() == 1 ? "" : "s");
     return false;
   }
@@ -42,7 +44,9 @@ bool run_file(const std::string& path, const TestFlags& flags, int& passed, int&
   for (const dsl::CheckedTest* test : ruletest::tests_in_files(*set, sources, {path})) {
     if (!flags.filter.empty() && test->name.find(flags.filter) == std::string::npos) continue;
     ruletest::TestOutcome outcome = ruletest::run_rule_test(*set, *test, sources, options);
-    std::cout << ruletest::format_outcome(outcome, flags.verbose) << std::flush;
+    // The report quotes the test's graphs and the rule file's lines.
+    std::cout << escape_lines_for_terminal(ruletest::format_outcome(outcome, flags.verbose))
+              << std::flush;
     (outcome.passed ? passed : failed) += 1;
   }
   return true;
@@ -60,7 +64,8 @@ int run_tests(const TestFlags& flags) {
   std::cout << passed << " passed, " << failed << " failed\n";
   if (all_checked && passed + failed == 0) {
     std::cerr << "rewrite: warning: no test "
-              << (flags.filter.empty() ? "in the given files" : "matches '" + flags.filter + "'")
+              << (flags.filter.empty() ? "in the given files"
+                                       : "matches '" + escape_for_terminal(flags.filter) + "'")
               << "\n";
   }
   return failed == 0 && all_checked ? kExitOk : kExitInputRejected;

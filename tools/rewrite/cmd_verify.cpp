@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "dsl/load.h"
+#include "engine/support/terminal_text.h"
 #include "ruletest/rule_verifier.h"
 #include "tools/rewrite/commands.h"
 #include "tools/rewrite/model_util.h"
@@ -38,14 +39,16 @@ bool verify_file(const std::string& path, const VerifyFlags& flags, Counts& coun
   std::optional<dsl::RuleFileSet> set = dsl::load_rule_files({path}, sources, diags, load);
   if (!set) {
     diags.render(std::cerr);
-    fmt::print(stderr, "{}: {} error{} found; no rule verified\n", path, diags.error_count(),
+    fmt::print(stderr, "{}: {} error{} found; no rule verified\n", escape_for_terminal(path),
+               diags.error_count(),
                diags.error_count() == 1 ? "" : "s");
     return false;
   }
   for (const auto& [rule, file] : ruletest::rules_in_files(*set, sources, {path})) {
     if (!flags.filter.empty() && rule->name.find(flags.filter) == std::string::npos) continue;
     ruletest::VerifyOutcome outcome = ruletest::verify_rule(*rule, file, flags.options);
-    std::cout << ruletest::format_verify_outcome(outcome, flags.verbose) << std::flush;
+    std::cout << escape_lines_for_terminal(ruletest::format_verify_outcome(outcome, flags.verbose))
+              << std::flush;
     switch (outcome.verdict) {
       case ruletest::Verdict::kPass: ++counts.verified; break;
       case ruletest::Verdict::kFail: ++counts.failed; break;

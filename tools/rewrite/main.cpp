@@ -9,6 +9,7 @@
 #include <new>
 
 #include "engine/support/allocator.h"
+#include "engine/support/terminal_text.h"
 #include "runtime/allocation.h"
 #include "tools/rewrite/commands.h"
 
@@ -20,6 +21,10 @@ int run(int argc, char** argv) {
   app.set_version_flag("--version", std::string("rewrite (graft) ") + GRAFT_VERSION + ", " +
                                         graft::allocator_name());
   app.require_subcommand(0, 1);
+  // CLI11's messages quote the arguments they reject.
+  app.failure_message([](const CLI::App* a, const CLI::Error& e) {
+    return graft::escape_lines_for_terminal(CLI::FailureMessage::simple(a, e));
+  });
   Handler main_job = setup_rewrite(app);
   std::map<CLI::App*, Handler> handlers;
   for (const Command& command : commands()) {
@@ -59,13 +64,14 @@ int main(int argc, char** argv) {
     // Too large a model for this machine is a rejected input, not a bug in graft.
     // runtime::AllocationError says what and how much; a plain bad_alloc only "out of memory".
     const bool specific = dynamic_cast<const graft::runtime::AllocationError*>(&e) != nullptr;
-    std::fprintf(stderr, "rewrite: error: %s\n", specific ? e.what() : "out of memory");
+    std::fprintf(stderr, "rewrite: error: %s\n",
+                 specific ? graft::escape_for_terminal(e.what()).c_str() : "out of memory");
     return graft::cli::kExitInputRejected;
   } catch (const std::exception& e) {
     std::fprintf(stderr,
                  "rewrite: internal error: %s\nthis is a bug in graft; please report it with the "
                  "command line and inputs\n",
-                 e.what());
+                 graft::escape_for_terminal(e.what()).c_str());
     return graft::cli::kExitInternal;
   }
 }
