@@ -4,13 +4,12 @@
 #include "dsl/load.h"
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
-#include <sstream>
 
 #include "dsl/parser.h"
 #include "dsl/sema.h"
+#include "engine/support/input_file.h"
 
 namespace graft::dsl {
 namespace {
@@ -72,22 +71,8 @@ void Loader::report_cycle(const std::string& path, const ast::ImportDecl* via) {
 
 std::optional<std::string> Loader::read(const std::string& path, const ast::ImportDecl* via) {
   std::string error;
-  std::optional<std::string> text;
-  if (options_.read_file) {
-    text = options_.read_file(path, &error);
-  } else {
-    std::error_code ec;
-    std::ifstream in(path, std::ios::binary);
-    if (std::filesystem::is_directory(path, ec)) {
-      error = "'" + path + "' is a directory, not a rule file";
-    } else if (in) {
-      std::ostringstream content;
-      content << in.rdbuf();
-      text = content.str();
-    } else {
-      error = "cannot open '" + path + "'";
-    }
-  }
+  std::optional<std::string> text =
+      options_.read_file ? options_.read_file(path, &error) : read_rule_file(path, &error);
   if (!text) {
     diags_.error(via != nullptr ? DiagLocation::at(via->path->range) : DiagLocation::in_file(path),
                  error);
@@ -133,6 +118,10 @@ void Loader::load(const std::string& raw_path, const ast::ImportDecl* via) {
 }
 
 }  // namespace
+
+std::optional<std::string> read_rule_file(const std::string& path, std::string* error) {
+  return read_input_file(path, {"rule file", kMaxRuleFileBytes}, error);
+}
 
 std::optional<RuleFileSet> load_rule_files(const std::vector<std::string>& paths,
                                            SourceManager& sources, DiagnosticEngine& diags,

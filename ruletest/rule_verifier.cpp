@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "dsl/load.h"
@@ -56,14 +55,7 @@ class GraphCheck {
     dsl::LoadOptions load;
     load.read_file = [&](const std::string& p, std::string* error) -> std::optional<std::string> {
       if (p == kVirtualFile) return text;
-      std::ifstream in(p, std::ios::binary);
-      if (!in) {
-        *error = "cannot open '" + p + "'";
-        return std::nullopt;
-      }
-      std::ostringstream content;
-      content << in.rdbuf();
-      return content.str();
+      return dsl::read_rule_file(p, error);
     };
     SourceManager sources;
     DiagnosticEngine diags(&sources);

@@ -145,5 +145,6 @@ TEST_CASE("files are read from disk by default", "[dsl][load]") {
 
   set = graft::dsl::load_rule_files({dir + "/missing.rules"}, sources, diags);
   CHECK_FALSE(set.has_value());
-  CHECK(diags.render() == dir + "/missing.rules: error: cannot open '" + dir + "/missing.rules'\n");
+  CHECK(diags.render() == dir + "/missing.rules: error: cannot open '" + dir +
+                              "/missing.rules': No such file or directory\n");
 }
