@@ -16,7 +16,8 @@ namespace graft {
 /// A memory-mapped file; unmapped when the last ConstantTensor pointing into it is gone.
 class MappedFile {
  public:
-  /// Maps `path` read-only. Returns nullptr and sets `error` if it cannot be opened or mapped.
+  /// Maps `path` read-only. Returns nullptr and sets `error` if it cannot be opened or mapped
+  /// or is not a regular file (engine/support/input_file.h).
   static std::shared_ptr<const MappedFile> open(const std::string& path, std::string* error);
   ~MappedFile();
   MappedFile(const MappedFile&) = delete;

@@ -254,7 +254,7 @@ TEST_CASE("read_safetensors reports a missing file with the system's reason",
   CHECK_FALSE(read_safetensors(path, diags).has_value());
   REQUIRE(diags.diagnostics().size() == 1);
   CHECK(diags.render() ==
-        path + ": error: cannot open safetensors file: No such file or directory\n");
+        path + ": error: cannot open '" + path + "': No such file or directory\n");
 }
 
 TEST_CASE("read_safetensors rejects a directory", "[engine][safetensors]") {
@@ -262,7 +262,7 @@ TEST_CASE("read_safetensors rejects a directory", "[engine][safetensors]") {
   DiagnosticEngine diags;
   CHECK_FALSE(read_safetensors(dir, diags).has_value());
   REQUIRE(diags.diagnostics().size() == 1);
-  CHECK(diags.diagnostics()[0].message == "cannot open safetensors file: Is a directory");
+  CHECK(diags.diagnostics()[0].message == "'" + dir + "' is a directory, not a safetensors file");
 }
 
 TEST_CASE("read_safetensors reports an empty file as too small", "[engine][safetensors]") {
