@@ -1,6 +1,10 @@
 #include "engine/support/allocator.h"
 
+#include <sys/mman.h>
+
+#include <atomic>
 #include <cstdlib>
+#include <new>
 
 #ifdef GRAFT_WITH_MIMALLOC
 #include <mimalloc.h>
@@ -23,6 +27,28 @@ std::string allocator_name() {
   }
 #endif
   return "the system malloc";
+}
+
+namespace {
+
+// A model.json's document is freed with a stack of up to 16 bytes per node: room for 16 million.
+constexpr size_t kReserveBytes = size_t{256} << 20;
+std::atomic<void*> reserve{nullptr};
+
+void release_reserve_and_throw() {
+  if (void* p = reserve.exchange(nullptr)) ::munmap(p, kReserveBytes);
+  throw std::bad_alloc();
+}
+
+}  // namespace
+
+void install_out_of_memory_handler() {
+  if (reserve.load() == nullptr) {
+    void* p = ::mmap(nullptr, kReserveBytes, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p != MAP_FAILED) reserve.store(p);  // without a reserve, bad_alloc is still thrown
+  }
+  std::set_new_handler(release_reserve_and_throw);
 }
 
 }  // namespace graft
