@@ -99,8 +99,14 @@ class Executable {
 /// The ops the runtime has a kernel for (registry op names), sorted.
 std::vector<std::string> runtime_op_names();
 
+/// The most threads the runtime uses. libgomp starts a team with an array on the calling
+/// thread's stack and oneDNN keeps buffers per thread: 100 000 threads overflowed the stack,
+/// 16 384 exhausted the process's memory mappings.
+inline constexpr int kMaxThreads = 1024;
+
 /// Sets the number of threads oneDNN's OpenMP runtime uses (before compile(), since kernels
-/// choose their blocking for the thread count they see). 0 or less keeps the default.
+/// choose their blocking for the thread count they see). 0 or less keeps the default (the
+/// cores, or OMP_NUM_THREADS); either way at most kMaxThreads.
 void set_num_threads(int threads);
 int max_threads();
 
