@@ -100,8 +100,8 @@ class Executable {
 std::vector<std::string> runtime_op_names();
 
 /// The most threads the runtime uses. libgomp starts a team with an array on the calling
-/// thread's stack and oneDNN keeps buffers per thread: 100 000 threads overflowed the stack,
-/// 16 384 exhausted the process's memory mappings.
+/// thread's stack (100 000 threads overflow it), and each thread takes memory mappings of its
+/// own (16 384 exhaust Linux's default limit of 65 530 per process).
 inline constexpr int kMaxThreads = 1024;
 
 /// Sets the number of threads oneDNN's OpenMP runtime uses (before compile(), since kernels

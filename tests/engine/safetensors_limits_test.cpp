@@ -80,8 +80,8 @@ TEST_CASE("reading a safetensors header takes a few bytes of memory per header b
        "bound this process");
   return;
 #endif
-  // 16 MB of header, 270 000 tensors. A document tree of it took about 14 bytes per byte; the
-  // child may use 6.
+  // 16 MB of header, 270 000 tensors. A document tree of it takes over ten bytes per header
+  // byte; the reader may use six.
   const std::string bytes = empty_tensors(270'000);
   const size_t header_bytes = bytes.size();
   pid_t pid = ::fork();
