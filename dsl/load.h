@@ -14,9 +14,10 @@
 
 namespace graft::dsl {
 
-/// The largest rule file read (64 MiB): the standard library is a few dozen KiB, and a file
-/// is refused before it is read, so a wrong path (a device, a huge log) costs nothing.
-inline constexpr uint64_t kMaxRuleFileBytes = uint64_t{64} << 20;
+/// The largest rule file read (16 MiB, which takes a few hundred MiB to parse and check): the
+/// standard library is a few dozen KiB, and a file is refused before it is read, so a wrong
+/// path (a device, a huge log) costs nothing.
+inline constexpr uint64_t kMaxRuleFileBytes = uint64_t{16} << 20;
 
 /// Reads a rule file from the file system as the loader does: a regular file of at most
 /// kMaxRuleFileBytes, or nullopt with `error` set ("cannot open 'x.rules': …", "'x.rules' is

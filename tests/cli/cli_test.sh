@@ -173,8 +173,8 @@ PY
     truncate -s 100000009 "$tmp/w.safetensors"
     sed 's/"model.safetensors"/"w.safetensors"/' "$example" > "$tmp/long_header.json"
     expect 1 "header length 100000001 exceeds the limit of 100000000 bytes" -- "$rewrite" print "$tmp/long_header.json"
-    : > "$tmp/big.rules" && truncate -s 65M "$tmp/big.rules"
-    expect 1 "graft reads rule files up to 64 MiB" -- "$rewrite" check "$tmp/big.rules"
+    : > "$tmp/big.rules" && truncate -s 17M "$tmp/big.rules"
+    expect 1 "big.rules' is 17825792 bytes; graft reads rule files up to 16 MiB" -- "$rewrite" check "$tmp/big.rules"
     printf 'rule r { pattern(x) { return relu(x) } replacement { return x } }
 test t {
   graph(x: f32[2, 2]) {
