@@ -1,9 +1,13 @@
 #include "engine/support/allocator.h"
 
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 
 #ifdef GRAFT_WITH_MIMALLOC
@@ -35,8 +39,18 @@ namespace {
 constexpr size_t kReserveBytes = size_t{256} << 20;
 std::atomic<void*> reserve{nullptr};
 
-void release_reserve_and_throw() {
+void on_out_of_memory() {
   if (void* p = reserve.exchange(nullptr)) ::munmap(p, kReserveBytes);
+  if (::syscall(SYS_gettid) != ::getpid()) {
+    // Another thread: oneDNN's OpenMP workers, which an exception cannot leave (it would end
+    // in std::terminate). No output is being written while they run, so end here as main
+    // would, with the message (written without allocating) and exit code 1.
+    for (const char* part : {static_cast<const char*>(program_invocation_short_name),
+                             ": error: out of memory\n"}) {
+      [[maybe_unused]] ssize_t n = ::write(STDERR_FILENO, part, std::strlen(part));
+    }
+    ::_exit(1);
+  }
   throw std::bad_alloc();
 }
 
@@ -48,7 +62,7 @@ void install_out_of_memory_handler() {
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p != MAP_FAILED) reserve.store(p);  // without a reserve, bad_alloc is still thrown
   }
-  std::set_new_handler(release_reserve_and_throw);
+  std::set_new_handler(on_out_of_memory);
 }
 
 }  // namespace graft

@@ -15,6 +15,8 @@ std::string allocator_name();
 /// destructors that run while that exception unwinds may allocate themselves (nlohmann::json's
 /// frees a large document with a heap stack of its elements); without room they would fail in
 /// a noexcept context, and the process would end in std::terminate instead of "out of memory".
+/// On any thread but the main one (oneDNN's OpenMP workers, which an exception cannot leave)
+/// the handler prints "PROGRAM: error: out of memory" and ends the process with exit code 1.
 /// For executables, once at the start of main().
 void install_out_of_memory_handler();
 
