@@ -42,6 +42,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <new>
 #include <nlohmann/json.hpp>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <string>
@@ -49,6 +50,7 @@
 #include <vector>
 
 #include "engine/model_json.h"
+#include "engine/support/allocator.h"
 #include "runtime/concretize.h"
 #include "runtime/dnnl_util.h"
 #include "runtime/executable.h"
@@ -441,10 +443,17 @@ int main(int argc, char** argv) {
   CLI::App app{"graft's convolutions inside a model vs standalone oneDNN convolutions of the same shapes"};
   app.add_option("model", flags.model, "model.json (rewritten with rules/std.rules)")->required();
   app.add_option("--batch", flags.batch, "value of the batch symbol N")->check(CLI::PositiveNumber);
-  app.add_option("--threads", flags.threads, "oneDNN threads")->check(CLI::PositiveNumber);
+  app.add_option("--threads", flags.threads, "oneDNN threads")
+      ->check(CLI::Range(1, graft::runtime::kMaxThreads));
   app.add_option("--iters", flags.iters, "timed runs (medians)")->check(CLI::PositiveNumber);
   app.add_option("--warmup", flags.warmup, "untimed runs first")->check(CLI::NonNegativeNumber);
   app.add_flag("--json", flags.json, "print one JSON object instead of the table");
   CLI11_PARSE(app, argc, argv);
-  return graft::run(flags);
+  graft::install_out_of_memory_handler();
+  try {
+    return graft::run(flags);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "conv_efficiency: error: out of memory\n");
+    return 1;
+  }
 }

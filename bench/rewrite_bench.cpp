@@ -541,6 +541,7 @@ int main(int argc, char** argv) {
   app.add_flag("--json", opts.json, "print one JSON object instead of the table");
   app.add_option("--dump-rules", opts.dump_rules, "print the N-rule set's text and exit");
   CLI11_PARSE(app, argc, argv);
+  install_out_of_memory_handler();
   opts.sizes = parse_list(sizes);
   opts.rule_counts.clear();
   for (int64_t r : parse_list(rules)) opts.rule_counts.push_back(static_cast<int>(r));

@@ -5,20 +5,18 @@
 // make graft read, and quote in a diagnostic, a file elsewhere.
 #include "dsl/load.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <map>
 #include <memory>
 
 #include "dsl/parser.h"
 #include "dsl/sema.h"
+#include "engine/support/input_file.h"
 
 namespace graft::dsl {
 namespace {
+
+constexpr InputFileKind kRuleFileKind{"rule file", kMaxRuleFileBytes};
 
 class Loader {
  public:
@@ -112,34 +110,11 @@ std::optional<Loader::FileToLoad> Loader::resolve_import(const ast::ImportDecl& 
 
 std::optional<std::string> Loader::read_from_disk(const FileToLoad& file, std::string* error) {
   const std::string& path = file.real_path.empty() ? file.path : file.real_path;
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    *error = "'" + file.path + "' is a directory, not a rule file";
-    return std::nullopt;
-  }
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    *error = "cannot open '" + file.path + "'";
-    return std::nullopt;
-  }
+  std::optional<InputFile> input = InputFile::open(path, kRuleFileKind, error);
+  if (!input) return std::nullopt;
   // An import's descriptor is checked before a byte is read (a folder swapped for a symlink).
-  std::optional<std::string> text;
-  if (!file.folder || file.folder->check_opened(fd, path, error)) {
-    text.emplace();
-    char buffer[1 << 16];
-    for (;;) {
-      ssize_t n = ::read(fd, buffer, sizeof buffer);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        *error = "cannot read '" + file.path + "': " + std::strerror(errno);
-        text.reset();
-      }
-      if (n <= 0) break;
-      text->append(buffer, static_cast<size_t>(n));
-    }
-  }
-  ::close(fd);
-  return text;
+  if (file.folder && !file.folder->check_opened(input->fd(), path, error)) return std::nullopt;
+  return input->read_all(error);
 }
 
 std::optional<std::string> Loader::read(const FileToLoad& file) {
@@ -188,6 +163,10 @@ void Loader::load(const FileToLoad& file) {
 }
 
 }  // namespace
+
+std::optional<std::string> read_rule_file(const std::string& path, std::string* error) {
+  return read_input_file(path, kRuleFileKind, error);
+}
 
 std::optional<RuleFileSet> load_rule_files(const std::vector<std::string>& paths,
                                            SourceManager& sources, DiagnosticEngine& diags,

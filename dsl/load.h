@@ -2,6 +2,7 @@
 // check them as one rule set.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -14,9 +15,19 @@
 
 namespace graft::dsl {
 
+/// The largest rule file read (16 MiB, which takes a few hundred MiB to parse and check): the
+/// standard library is a few dozen KiB, and a file is refused before it is read, so a wrong
+/// path (a device, a huge log) costs nothing.
+inline constexpr uint64_t kMaxRuleFileBytes = uint64_t{16} << 20;
+
+/// Reads a rule file from the file system as the loader does: a regular file of at most
+/// kMaxRuleFileBytes, or nullopt with `error` set ("cannot open 'x.rules': …", "'x.rules' is
+/// not a regular file (it is a FIFO)").
+std::optional<std::string> read_rule_file(const std::string& path, std::string* error);
+
 struct LoadOptions {
   /// Reads a file's text, or returns nullopt and sets `error` ("cannot open 'x.rules'").
-  /// Empty means the file system; tests pass an in-memory map (ninja's VirtualFileSystem).
+  /// Empty means read_rule_file; tests pass an in-memory map (ninja's VirtualFileSystem).
   std::function<std::optional<std::string>(const std::string& path, std::string* error)> read_file;
   /// Folders besides the importing file's own that imports may reach (--allow-path).
   PathPolicy paths;

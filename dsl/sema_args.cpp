@@ -397,6 +397,7 @@ std::optional<TensorType> Sema::infer(SourceRange range, const BoundCall& bound,
   std::string err;
   std::optional<TensorType> type = s.infer(in, &err);
   if (!type) error(range, "'" + s.name + "' rejects its inputs: " + err);
+  if (type) count_test_tensor(range, *type);  // inference runs for test graphs only
   return type;
 }
 

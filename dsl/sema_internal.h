@@ -144,6 +144,9 @@ class Sema {
   std::optional<TensorType> check_type(const ast::TypeSpec* type);
   void check_graph_body(ast::Block* body, Env& env);
   void check_expectation(ast::Condition* cond);
+  /// Adds a tensor of a test graph (an input, a param or an op's result) to the test's total;
+  /// reports at `range` the one that takes it past kMaxTestTensorBytes, once per test.
+  void count_test_tensor(SourceRange range, const TensorType& type);
 
   const SourceManager& sources_;
   DiagnosticEngine& diags_;
@@ -157,6 +160,9 @@ class Sema {
   std::map<std::string, const ast::OpClassDecl*, std::less<>> opclasses_;
   std::map<std::string, std::vector<const OpSchema*>, std::less<>> opclass_ops_;
   std::map<std::string, size_t, std::less<>> rule_index_;  // into out_->rules_
+  // The tensors of the test being checked, in bytes (count_test_tensor).
+  int64_t test_bytes_ = 0;
+  bool test_too_large_ = false;
 
  private:
   ValueResult check_binary(ast::BinaryExpr* expr, Env& env);

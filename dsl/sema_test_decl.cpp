@@ -5,7 +5,9 @@
 
 #include "dsl/printer.h"
 #include "dsl/sema_internal.h"
+#include "dsl/test_graph.h"
 #include "engine/support/edit_distance.h"
+#include "engine/support/format_bytes.h"
 
 namespace graft::dsl::detail {
 namespace {
@@ -44,7 +46,32 @@ std::optional<TensorType> Sema::check_type(const TypeSpec* type) {
     error(type->range, size_limit_message(result));
     return std::nullopt;
   }
+  count_test_tensor(type->range, result);
   return result;
+}
+
+void Sema::count_test_tensor(SourceRange range, const TensorType& type) {
+  if (test_too_large_) return;
+  std::optional<int64_t> count = element_count(type.shape);
+  if (!count) {
+    if (!is_concrete(type.shape)) return;  // a symbol: reported where it is written
+    test_too_large_ = true;
+    error(range, size_limit_message(type));
+    return;
+  }
+  const auto size = static_cast<int64_t>(dtype_size(type.dtype));
+  const bool fits = *count <= (kMaxTestTensorBytes - test_bytes_) / size;
+  if (fits) {
+    test_bytes_ += *count * size;
+    return;
+  }
+  test_too_large_ = true;
+  // The sum is reported in floating point: the count may be near int64's limit.
+  const double total = static_cast<double>(test_bytes_) + static_cast<double>(*count) *
+                                                              static_cast<double>(size);
+  error(range, type_to_string(type) + " brings the test's tensors (inputs, params and op "
+                                      "results) to " + format_bytes(total) + ", more than the " +
+                   format_bytes(static_cast<double>(kMaxTestTensorBytes)) + " a test may use");
 }
 
 /// `= 0.5` fills the tensor; `= [..]` gives every element.
@@ -173,6 +200,8 @@ void Sema::check_expectation(Condition* c) {
 }
 
 void Sema::check_test(TestDecl* test, CheckedTest& out) {
+  test_bytes_ = 0;
+  test_too_large_ = false;
   Scope scope;
   Env env;
   env.mode = Mode::kGraph;

@@ -22,6 +22,11 @@
 
 namespace graft::dsl {
 
+/// What the tensors of one test may take in all: its inputs, params and every op's result,
+/// in the test graph and its expected graphs (1 GiB). Sema refuses a test above it, before
+/// anything is allocated; unit tests of rules need kilobytes.
+inline constexpr int64_t kMaxTestTensorBytes = int64_t{1} << 30;
+
 struct TestGraph {
   std::unique_ptr<Graph> graph;
   /// The get_attr targets of `param`s without values (random ones). In an expected graph these

@@ -4,15 +4,12 @@
 #include "engine/model_json.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <set>
-#include <sstream>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -23,6 +20,7 @@
 #include "engine/shape_infer.h"
 #include "engine/strict_json.h"
 #include "engine/support/edit_distance.h"
+#include "engine/support/input_file.h"
 
 namespace graft {
 namespace {
@@ -800,28 +798,16 @@ std::optional<Model> load_model_from_string(const std::string& text,
 
 std::optional<Model> load_model(const std::string& path, DiagnosticEngine& diags,
                                 const PathPolicy& policy) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    diags.error(DiagLocation::in_file(path), "is a directory, expected a model.json file");
+  static constexpr InputFileKind kModelJson{"model.json file", kMaxModelJsonBytes,
+                                            "constants belong in the safetensors weights file"};
+  std::string error;
+  std::optional<std::string> text = read_input_file(path, kModelJson, &error);
+  if (!text) {
+    diags.error(DiagLocation::in_file(path), error);
     return std::nullopt;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    diags.error(DiagLocation::in_file(path), std::string("cannot open: ") + std::strerror(errno));
-    return std::nullopt;
-  }
-  if (auto size = std::filesystem::file_size(path, ec); !ec && size > kMaxModelJsonBytes) {
-    diags.error(DiagLocation::in_file(path),
-                "the file is " + std::to_string(size >> 20) +
-                    " MiB; graft reads model.json files up to " +
-                    std::to_string(kMaxModelJsonBytes >> 20) +
-                    " MiB (constants belong in the safetensors weights file)");
-    return std::nullopt;
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
   std::string dir = std::filesystem::path(path).parent_path().string();
-  std::optional<Model> model = load_model_from_string(text.str(), path, dir.empty() ? "." : dir,
+  std::optional<Model> model = load_model_from_string(*text, path, dir.empty() ? "." : dir,
                                                       diags, policy);
   if (model) model->path = path;
   return model;

@@ -18,7 +18,8 @@ namespace graft {
 class MappedFile {
  public:
   /// Maps `path` read-only. Returns nullptr and sets `error` if it cannot be opened or mapped,
-  /// or if `confinement` is given and the opened file lies outside its folders.
+  /// is not a regular file (engine/support/input_file.h), or if `confinement` is given and the
+  /// opened file lies outside its folders.
   static std::shared_ptr<const MappedFile> open(const std::string& path, std::string* error,
                                                 const FileConfinement* confinement = nullptr);
   ~MappedFile();

@@ -84,7 +84,16 @@ bool within_size_limit(const TensorType& type) {
 }
 
 std::string size_limit_message(const TensorType& type) {
-  return type_to_string(type) + " would take more than 256 TiB, the limit for one tensor";
+  std::string text = type_to_string(type) + " would take more than 256 TiB, the limit for one tensor";
+  // Symbols count as 1, as in within_size_limit.
+  int64_t count = 1;
+  bool zero = false, overflow = false;
+  for (Dim d : type.shape) {
+    zero |= d == 0;
+    overflow |= d > 0 && __builtin_mul_overflow(count, d, &count);
+  }
+  if (overflow && !zero) text += " (its element count overflows int64)";
+  return text;
 }
 
 std::string type_to_string(const TensorType& type) {

@@ -59,7 +59,8 @@ inline constexpr int64_t kMaxTensorBytes = int64_t{1} << 48;
 /// Whether the concrete dims of `type` stay within kMaxTensorBytes (symbolic dims count as 1;
 /// they are checked again once bound).
 bool within_size_limit(const TensorType& type);
-/// "float32[65536, 65536, 65536] would take more than 256 TiB, the limit for one tensor"
+/// "float32[65536, 65536, 65536] would take more than 256 TiB, the limit for one tensor", plus
+/// "(its element count overflows int64)" when it does.
 std::string size_limit_message(const TensorType& type);
 
 /// "float32[N, 3, 224, 224]"

@@ -5,9 +5,7 @@
 #include "ruletest/rule_tester.h"
 
 #include <filesystem>
-#include <fstream>
 #include <optional>
-#include <sstream>
 
 #include "dsl/load.h"
 #include "dsl/literal.h"
@@ -59,14 +57,7 @@ struct RuleResult::Impl {
                             std::string* error) -> std::optional<std::string> {
       if (path == kTestFile) return text;
       if (rules_in_memory && path == rules_path) return rules_text;
-      std::ifstream in(path, std::ios::binary);
-      if (!in) {
-        *error = "cannot open '" + path + "'";
-        return std::nullopt;
-      }
-      std::ostringstream content;
-      content << in.rdbuf();
-      return content.str();
+      return dsl::read_rule_file(path, error);
     };
     Loaded out;
     DiagnosticEngine diags(out.sources.get());

@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "dsl/load.h"
@@ -60,14 +59,7 @@ class GraphCheck {
     load.paths.allowed_roots.push_back(std::filesystem::path(path_).parent_path().string());
     load.read_file = [&](const std::string& p, std::string* error) -> std::optional<std::string> {
       if (p == kVirtualFile) return text;
-      std::ifstream in(p, std::ios::binary);
-      if (!in) {
-        *error = "cannot open '" + p + "'";
-        return std::nullopt;
-      }
-      std::ostringstream content;
-      content << in.rdbuf();
-      return content.str();
+      return dsl::read_rule_file(p, error);
     };
     SourceManager sources;
     DiagnosticEngine diags(&sources);

@@ -9,6 +9,8 @@
 #include <new>
 #include <string>
 
+#include "engine/support/format_bytes.h"
+
 namespace graft::runtime {
 
 /// Thrown when a buffer cannot be allocated. A std::bad_alloc, so code that only knows the
@@ -87,7 +89,6 @@ class BufferArena {
   size_t used_ = 0;
 };
 
-/// "1.5 GiB", "512 B": sizes in messages.
-std::string format_bytes(double bytes);
+using graft::format_bytes;  // sizes in messages
 
 }  // namespace graft::runtime

@@ -1,6 +1,7 @@
 // Executable: input/output checks, the run loop, and the dump.
 #include "runtime/executable.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <sstream>
@@ -110,7 +111,7 @@ std::string Executable::dump() const {
 }
 
 void set_num_threads(int threads) {
-  if (threads > 0) omp_set_num_threads(threads);
+  omp_set_num_threads(std::min(threads > 0 ? threads : omp_get_max_threads(), kMaxThreads));
 }
 
 int max_threads() { return omp_get_max_threads(); }

@@ -99,8 +99,14 @@ class Executable {
 /// The ops the runtime has a kernel for (registry op names), sorted.
 std::vector<std::string> runtime_op_names();
 
+/// The most threads the runtime uses. libgomp starts a team with an array on the calling
+/// thread's stack (100 000 threads overflow it), and each thread takes memory mappings of its
+/// own (16 384 exhaust Linux's default limit of 65 530 per process).
+inline constexpr int kMaxThreads = 1024;
+
 /// Sets the number of threads oneDNN's OpenMP runtime uses (before compile(), since kernels
-/// choose their blocking for the thread count they see). 0 or less keeps the default.
+/// choose their blocking for the thread count they see). 0 or less keeps the default (the
+/// cores, or OMP_NUM_THREADS); either way at most kMaxThreads.
 void set_num_threads(int threads);
 int max_threads();
 

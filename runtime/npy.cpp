@@ -2,17 +2,23 @@
 // uncompressed .npz (zip "stored" entries, as numpy.savez writes without compression).
 #include "runtime/npy.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
-#include <fstream>
+#include <functional>
+#include <limits>
 #include <sstream>
 
 #include "engine/support/atomic_file.h"
+#include "engine/support/input_file.h"
 
 namespace graft::runtime {
 namespace {
 
 constexpr char kMagic[] = "\x93NUMPY";
+/// The longest header dict read: numpy writes under 200 bytes for graft's dtypes and (since 1.24)
+/// refuses more than 10000 by default; version 1's 16-bit length allows 65535.
+constexpr uint64_t kMaxNpyHeaderBytes = 65535;
 
 bool fail(DiagnosticEngine& diags, const std::string& file, const std::string& message) {
   diags.error(DiagLocation::in_file(file), message);
@@ -61,6 +67,136 @@ std::optional<Shape> parse_shape(const std::string& text) {
   return shape;
 }
 
+/// The bytes of a .npy file, in memory or read from the file as needed: only the header is
+/// read before the data's size is known to match it.
+struct NpySource {
+  uint64_t size;
+  std::function<bool(uint64_t offset, void* out, size_t n, std::string* error)> read;
+};
+
+struct NpyHeader {
+  Shape shape;
+  std::string descr;
+  size_t item = 4;  // bytes per element in the file
+  uint64_t data_start = 0;
+};
+
+/// The magic, version and header dict; nullopt after reporting.
+std::optional<NpyHeader> read_header(const NpySource& source, const std::string& name,
+                                     DiagnosticEngine& diags) {
+  std::string error;
+  unsigned char prefix[12] = {};
+  const size_t prefix_size = static_cast<size_t>(std::min<uint64_t>(source.size, 12));
+  if (!source.read(0, prefix, prefix_size, &error)) {
+    fail(diags, name, error);
+    return std::nullopt;
+  }
+  if (source.size < 10 || std::memcmp(prefix, kMagic, 6) != 0) {
+    fail(diags, name, "not a .npy file (it does not start with the magic '\\x93NUMPY')");
+    return std::nullopt;
+  }
+  const unsigned major = prefix[6];
+  uint64_t header_len = 0;
+  uint64_t header_start = 0;
+  if (major == 1) {
+    header_len = prefix[8] | uint64_t{prefix[9]} << 8;
+    header_start = 10;
+  } else if (major == 2 || major == 3) {
+    if (source.size < 12) {
+      fail(diags, name, "truncated .npy header");
+      return std::nullopt;
+    }
+    for (int i = 3; i >= 0; --i) header_len = header_len << 8 | prefix[8 + i];
+    header_start = 12;
+  } else {
+    fail(diags, name, "unsupported .npy version " + std::to_string(major) + " (expected 1, 2 or 3)");
+    return std::nullopt;
+  }
+  if (header_len > kMaxNpyHeaderBytes) {
+    fail(diags, name, "the .npy header declares " + std::to_string(header_len) +
+                          " bytes; graft reads headers up to " +
+                          std::to_string(kMaxNpyHeaderBytes) + " bytes");
+    return std::nullopt;
+  }
+  if (header_start + header_len > source.size) {
+    fail(diags, name, "truncated .npy header: it declares " + std::to_string(header_len) +
+                          " bytes, the file has " + std::to_string(source.size - header_start));
+    return std::nullopt;
+  }
+  std::string header(static_cast<size_t>(header_len), '\0');
+  if (!source.read(header_start, header.data(), header.size(), &error)) {
+    fail(diags, name, error);
+    return std::nullopt;
+  }
+  NpyHeader out;
+  out.data_start = header_start + header_len;
+  out.descr = dict_value(header, "descr");
+  std::string order = dict_value(header, "fortran_order");
+  std::optional<Shape> shape = parse_shape(dict_value(header, "shape"));
+  if (out.descr.empty() || order.empty() || !shape) {
+    fail(diags, name, "malformed .npy header " + header.substr(0, header.find_last_not_of(" \n") + 1) +
+                          " (expected 'descr', 'fortran_order' and 'shape')");
+    return std::nullopt;
+  }
+  out.shape = std::move(*shape);
+  if (order != "False") {
+    fail(diags, name, "Fortran-order arrays are not supported (save with numpy.ascontiguousarray)");
+    return std::nullopt;
+  }
+  if (out.descr == "'<f4'") {
+    out.item = 4;
+  } else if (out.descr == "'<f8'") {
+    out.item = 8;
+  } else {
+    fail(diags, name, "unsupported dtype " + out.descr + " (expected '<f4' float32 or '<f8' float64)");
+    return std::nullopt;
+  }
+  return out;
+}
+
+/// Checks the data's size against the header, then allocates the tensor and reads it.
+std::optional<Tensor> read_npy_from(const NpySource& source, const std::string& name,
+                                    DiagnosticEngine& diags) {
+  std::optional<NpyHeader> header = read_header(source, name, diags);
+  if (!header) return std::nullopt;
+  // The shape is checked before anything is allocated: a 100-byte file may declare any size.
+  const TensorType type{DType::kFloat32, header->shape};
+  if (!within_size_limit(type)) {
+    fail(diags, name, size_limit_message(type));
+    return std::nullopt;
+  }
+  const uint64_t have = source.size - header->data_start;
+  const uint64_t want = static_cast<uint64_t>(*element_count(header->shape)) * header->item;
+  if (have != want) {
+    fail(diags, name, "the file holds " + std::to_string(have) + " bytes of data, but shape " +
+                          shape_to_string(header->shape) + " of " + header->descr + " needs " +
+                          std::to_string(want));
+    return std::nullopt;
+  }
+  Tensor t = Tensor::zeros(DType::kFloat32, header->shape);
+  std::string error;
+  bool ok = true;
+  if (header->item == 4) {
+    ok = source.read(header->data_start, t.data(), static_cast<size_t>(want), &error);
+  } else {
+    // float64 is narrowed a block at a time, so the file's bytes are never held whole.
+    constexpr size_t kBlock = 8192;
+    std::vector<double> block(std::min<uint64_t>(kBlock, static_cast<uint64_t>(t.numel())));
+    for (int64_t done = 0; ok && done < t.numel();) {
+      const size_t n = static_cast<size_t>(std::min<int64_t>(kBlock, t.numel() - done));
+      ok = source.read(header->data_start + static_cast<uint64_t>(done) * 8, block.data(), n * 8,
+                       &error);
+      for (size_t i = 0; ok && i < n; ++i) t.f32()[done + static_cast<int64_t>(i)] = static_cast<float>(block[i]);
+      done += static_cast<int64_t>(n);
+    }
+  }
+  if (!ok) {
+    fail(diags, name, error);
+    return std::nullopt;
+  }
+  return t;
+}
+
 uint32_t crc32(const std::string& data) {
   static const std::array<uint32_t, 256> table = [] {
     std::array<uint32_t, 256> t{};
@@ -89,85 +225,27 @@ void put32(std::string& out, uint32_t v) {
 
 std::optional<Tensor> parse_npy(const std::string& bytes, const std::string& name,
                                 DiagnosticEngine& diags) {
-  if (bytes.size() < 10 || bytes.compare(0, 6, kMagic, 6) != 0) {
-    fail(diags, name, "not a .npy file (it does not start with the magic '\\x93NUMPY')");
-    return std::nullopt;
-  }
-  const auto major = static_cast<unsigned char>(bytes[6]);
-  size_t header_len, header_start;
-  if (major == 1) {
-    header_len = static_cast<unsigned char>(bytes[8]) | static_cast<size_t>(static_cast<unsigned char>(bytes[9])) << 8;
-    header_start = 10;
-  } else if (major == 2 || major == 3) {
-    if (bytes.size() < 12) {
-      fail(diags, name, "truncated .npy header");
-      return std::nullopt;
-    }
-    header_len = 0;
-    for (int i = 3; i >= 0; --i) header_len = header_len << 8 | static_cast<unsigned char>(bytes[8 + static_cast<size_t>(i)]);
-    header_start = 12;
-  } else {
-    fail(diags, name, "unsupported .npy version " + std::to_string(major) + " (expected 1, 2 or 3)");
-    return std::nullopt;
-  }
-  if (header_start + header_len > bytes.size()) {
-    fail(diags, name, "truncated .npy header: it declares " + std::to_string(header_len) +
-                          " bytes, the file has " + std::to_string(bytes.size() - header_start));
-    return std::nullopt;
-  }
-  std::string header = bytes.substr(header_start, header_len);
-  std::string descr = dict_value(header, "descr");
-  std::string order = dict_value(header, "fortran_order");
-  std::optional<Shape> shape = parse_shape(dict_value(header, "shape"));
-  if (descr.empty() || order.empty() || !shape) {
-    fail(diags, name, "malformed .npy header " + header.substr(0, header.find_last_not_of(" \n") + 1) +
-                          " (expected 'descr', 'fortran_order' and 'shape')");
-    return std::nullopt;
-  }
-  if (order != "False") {
-    fail(diags, name, "Fortran-order arrays are not supported (save with numpy.ascontiguousarray)");
-    return std::nullopt;
-  }
-  size_t item;
-  if (descr == "'<f4'") {
-    item = 4;
-  } else if (descr == "'<f8'") {
-    item = 8;
-  } else {
-    fail(diags, name, "unsupported dtype " + descr + " (expected '<f4' float32 or '<f8' float64)");
-    return std::nullopt;
-  }
-  Tensor t = Tensor::zeros(DType::kFloat32, *shape);
-  const size_t data_start = header_start + header_len;
-  const size_t want = static_cast<size_t>(t.numel()) * item;
-  if (bytes.size() - data_start != want) {
-    fail(diags, name, "the file holds " + std::to_string(bytes.size() - data_start) +
-                          " bytes of data, but shape " + shape_to_string(*shape) + " of " + descr +
-                          " needs " + std::to_string(want));
-    return std::nullopt;
-  }
-  const char* data = bytes.data() + data_start;
-  if (item == 4) {
-    if (want > 0) std::memcpy(t.data(), data, want);
-  } else {
-    for (int64_t i = 0; i < t.numel(); ++i) {
-      double v;
-      std::memcpy(&v, data + static_cast<size_t>(i) * 8, 8);
-      t.f32()[i] = static_cast<float>(v);
-    }
-  }
-  return t;
+  NpySource source{bytes.size(), [&](uint64_t offset, void* out, size_t n, std::string*) {
+                     std::memcpy(out, bytes.data() + offset, n);
+                     return true;
+                   }};
+  return read_npy_from(source, name, diags);
 }
 
 std::optional<Tensor> read_npy(const std::string& path, DiagnosticEngine& diags) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    fail(diags, path, std::string("cannot open the file: ") + std::strerror(errno));
+  // No limit on the file's size here: it must equal what the header declares, which is
+  // checked against the limit for one tensor before anything is allocated.
+  std::string error;
+  std::optional<InputFile> file =
+      InputFile::open(path, {".npy file", std::numeric_limits<uint64_t>::max()}, &error);
+  if (!file) {
+    fail(diags, path, error);
     return std::nullopt;
   }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return parse_npy(buffer.str(), path, diags);
+  NpySource source{file->size(), [&](uint64_t offset, void* out, size_t n, std::string* why) {
+                     return file->read_at(offset, out, n, why);
+                   }};
+  return read_npy_from(source, path, diags);
 }
 
 std::string npy_bytes(const Tensor& tensor) {

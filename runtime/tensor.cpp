@@ -14,7 +14,15 @@
 namespace graft::runtime {
 namespace {
 
-std::shared_ptr<void> allocate(DType dtype, const Shape& shape, size_t bytes) {
+std::shared_ptr<void> allocate(DType dtype, const Shape& shape) {
+  // Callers check shapes they are given, so this is the last line: a byte count that
+  // overflowed would have wrapped into an absurd request ("cannot allocate 14.0 EiB").
+  std::optional<int64_t> count = element_count(shape);
+  const auto size = static_cast<int64_t>(dtype_size(dtype));
+  if (!count || *count > kMaxTensorBytes / size) {
+    throw AllocationError(size_limit_message({dtype, shape}));
+  }
+  const auto bytes = static_cast<size_t>(*count * size);
   // 64-byte alignment matches oneDNN's preference for user buffers (a cache line, AVX-512).
   return allocate_buffer(bytes, 64, true,
                          [&] { return "a tensor of " + type_to_string({dtype, shape}); });
@@ -33,7 +41,7 @@ Tensor Tensor::zeros(DType dtype, Shape shape) {
   t.dtype_ = dtype;
   t.shape_ = std::move(shape);
   GRAFT_CHECK(is_concrete(t.shape_)) << "tensor shape must be concrete";
-  t.owner_ = allocate(t.dtype_, t.shape_, t.nbytes());
+  t.owner_ = allocate(t.dtype_, t.shape_);
   t.data_ = t.owner_.get();
   return t;
 }

@@ -1,6 +1,14 @@
 #include "engine/support/allocator.h"
 
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <new>
 
 #ifdef GRAFT_WITH_MIMALLOC
 #include <mimalloc.h>
@@ -23,6 +31,38 @@ std::string allocator_name() {
   }
 #endif
   return "the system malloc";
+}
+
+namespace {
+
+// A model.json's document is freed with a stack of up to 16 bytes per node: room for 16 million.
+constexpr size_t kReserveBytes = size_t{256} << 20;
+std::atomic<void*> reserve{nullptr};
+
+void on_out_of_memory() {
+  if (void* p = reserve.exchange(nullptr)) ::munmap(p, kReserveBytes);
+  if (::syscall(SYS_gettid) != ::getpid()) {
+    // Another thread: oneDNN's OpenMP workers, which an exception cannot leave (it would end
+    // in std::terminate). No output is being written while they run, so end here as main
+    // would, with the message (written without allocating) and exit code 1.
+    for (const char* part : {static_cast<const char*>(program_invocation_short_name),
+                             ": error: out of memory\n"}) {
+      [[maybe_unused]] ssize_t n = ::write(STDERR_FILENO, part, std::strlen(part));
+    }
+    ::_exit(1);
+  }
+  throw std::bad_alloc();
+}
+
+}  // namespace
+
+void install_out_of_memory_handler() {
+  if (reserve.load() == nullptr) {
+    void* p = ::mmap(nullptr, kReserveBytes, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p != MAP_FAILED) reserve.store(p);  // without a reserve, bad_alloc is still thrown
+  }
+  std::set_new_handler(on_out_of_memory);
 }
 
 }  // namespace graft

@@ -1,5 +1,6 @@
 // Which malloc the running program uses: the executables link mimalloc (GRAFT_MIMALLOC in
-// CMakeLists.txt), and benchmarks print the one in effect next to their figures.
+// CMakeLists.txt), and benchmarks print the one in effect next to their figures. And what an
+// executable does when memory runs out: throw std::bad_alloc, with room left to unwind.
 #pragma once
 
 #include <string>
@@ -8,5 +9,15 @@ namespace graft {
 
 /// "mimalloc 2.0.9" when mimalloc serves malloc() in this process, else "the system malloc".
 std::string allocator_name();
+
+/// Sets aside a reserve of address space (mapped, never touched, so it costs no physical
+/// memory) and installs a std::new_handler that releases it and throws std::bad_alloc. The
+/// destructors that run while that exception unwinds may allocate themselves (nlohmann::json's
+/// frees a large document with a heap stack of its elements); without room they would fail in
+/// a noexcept context, and the process would end in std::terminate instead of "out of memory".
+/// On any thread but the main one (oneDNN's OpenMP workers, which an exception cannot leave)
+/// the handler prints "PROGRAM: error: out of memory" and ends the process with exit code 1.
+/// For executables, once at the start of main().
+void install_out_of_memory_handler();
 
 }  // namespace graft

@@ -2,9 +2,6 @@
 #include "engine/support/source_manager.h"
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "engine/support/check.h"
 
@@ -17,26 +14,6 @@ FileId SourceManager::add_buffer(std::string name, std::string text) {
   }
   buffers_.push_back(std::move(buf));
   return static_cast<FileId>(buffers_.size());
-}
-
-FileId SourceManager::add_file(const std::string& path, std::string* error) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    *error = "'" + path + "' is a directory, not a file";
-    return 0;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = "cannot open '" + path + "'";
-    return 0;
-  }
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (in.bad()) {
-    *error = "cannot read '" + path + "'";
-    return 0;
-  }
-  return add_buffer(path, content.str());
 }
 
 const SourceManager::Buffer& SourceManager::buffer(FileId file) const {

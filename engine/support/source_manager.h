@@ -19,8 +19,6 @@ class SourceManager {
 
   /// Registers a buffer and returns its id (never 0).
   FileId add_buffer(std::string name, std::string text);
-  /// Reads a file into a new buffer. Returns 0 and sets `error` if it cannot be read.
-  FileId add_file(const std::string& path, std::string* error);
 
   const std::string& name(FileId file) const;
   std::string_view text(FileId file) const;

@@ -265,6 +265,92 @@ sys.exit(any((b < 32 and b not in (9, 10)) or b == 127 for b in d))" "$1" \
     run_clean 1 "cannot open" -- "$rewrite" print "$tmp/"$'\e[31m\r.json'
     run_clean 2 'not expected: --no-such-\e[31m' -- "$rewrite" $'--no-such-\e[31m'
     ;;
+  odd-input-files)
+    # FIFOs and devices where a file is expected: refused at once (a FIFO used to block
+    # forever, /dev/zero to be read until memory ran out). `timeout` turns a hang into a failure.
+    mkfifo "$tmp/fifo"
+    expect 1 "is not a regular file (it is a FIFO)" -- timeout 20 "$rewrite" print "$tmp/fifo"
+    expect 1 "is not a regular file (it is a character device)" -- timeout 20 "$rewrite" print /dev/zero
+    expect 1 "is not a regular file (it is a FIFO)" -- timeout 20 "$rewrite" check "$tmp/fifo"
+    expect 1 "is not a regular file (it is a character device)" -- timeout 20 "$rewrite" check /dev/zero
+    printf 'import "/dev/zero"\n' > "$tmp/imports_zero.rules"
+    expect 1 "imports_zero.rules:1:8: error: '/dev/zero' is not a regular file" -- \
+      timeout 20 "$rewrite" check "$tmp/imports_zero.rules" --allow-path /dev
+    printf 'import "fifo"\n' > "$tmp/imports_fifo.rules"
+    expect 1 "is not a regular file (it is a FIFO)" -- timeout 20 "$rewrite" test "$tmp/imports_fifo.rules"
+    expect 1 "is not a regular file (it is a FIFO)" -- timeout 20 "$rewrite" --rules "$tmp/fifo" "$example" --dry-run
+    expect 1 "is not a regular file (it is a FIFO)" -- timeout 20 "$rewrite" run "$example" --input "x=$tmp/fifo"
+    expect 1 "is not a regular file (it is a character device)" -- \
+      timeout 20 "$rewrite" run "$example" --input x=/dev/zero
+    sed 's/"model.safetensors"/"fifo"/' "$example" > "$tmp/fifo_weights.json"
+    expect 1 "is not a regular file (it is a FIFO)" -- timeout 20 "$rewrite" print "$tmp/fifo_weights.json"
+    ;;
+  large-inputs)
+    # Small files that declare huge contents, and files above a reader's limit: refused
+    # before anything that size is allocated or read.
+    npy() {  # npy SHAPE FILE: a float32 .npy header declaring SHAPE, then 16 bytes of data
+      python3 - "$1" "$2" <<'PY'
+import sys
+h = "{'descr': '<f4', 'fortran_order': False, 'shape': %s, }" % sys.argv[1]
+h += ' ' * ((64 - (10 + len(h) + 1) % 64) % 64) + '\n'
+open(sys.argv[2], 'wb').write(b'\x93NUMPY\x01\x00' + len(h).to_bytes(2, 'little') + h.encode() + bytes(16))
+PY
+    }
+    npy "(1, 3, 20000, 16000)" "$tmp/big.npy"
+    expect 1 "the file holds 16 bytes of data, but shape [1, 3, 20000, 16000] of '<f4' needs 3840000000" \
+      -- "$rewrite" run "$example" --input "x=$tmp/big.npy"
+    npy "(999999999999999, 999999999999999)" "$tmp/overflow.npy"
+    expect 1 "(its element count overflows int64)" -- "$rewrite" run "$example" --input "x=$tmp/overflow.npy"
+    # A safetensors header of 100 MB + 1 (sparse: nothing is written or read).
+    python3 -c "import sys; sys.stdout.buffer.write((100000001).to_bytes(8, 'little'))" > "$tmp/w.safetensors"
+    truncate -s 100000009 "$tmp/w.safetensors"
+    sed 's/"model.safetensors"/"w.safetensors"/' "$example" > "$tmp/long_header.json"
+    expect 1 "header length 100000001 exceeds the limit of 100000000 bytes" -- "$rewrite" print "$tmp/long_header.json"
+    : > "$tmp/big.rules" && truncate -s 17M "$tmp/big.rules"
+    expect 1 "big.rules' is 17825792 bytes; graft reads rule files up to 16 MiB" -- "$rewrite" check "$tmp/big.rules"
+    printf 'rule r { pattern(x) { return relu(x) } replacement { return x } }
+test t {
+  graph(x: f32[2, 2]) {
+    w = param f32[100000, 100000]
+    return relu(x)
+  }
+  expect count(relu) == 0
+}\n' > "$tmp/big_param.rules"
+    expect 1 "big_param.rules:4:15: error: float32[100000, 100000] brings the test's tensors" -- \
+      "$rewrite" test "$tmp/big_param.rules"
+    ;;
+  out-of-memory)
+    # Memory running out is a rejected input (exit 1, "out of memory"), not mimalloc's abort.
+    if [ "${GRAFT_SANITIZED:-0}" = 1 ]; then
+      echo "skipped ($case_name): AddressSanitizer reserves terabytes of address space, so ulimit -v cannot bound rewrite"
+      exit 77
+    fi
+    python3 - "$tmp/chain.json" <<'PY'
+import sys
+n = 300000
+parts = ['{"format": "graft.model", "version": 1, "nodes": [{"name": "x", "op": "placeholder", '
+         '"target": "x", "meta": {"dtype": "float32", "shape": [4]}}']
+parts += [',{"name": "r%d", "op": "call_function", "target": "relu", "args": [{"node": "%s"}]}'
+          % (i, 'x' if i == 0 else 'r%d' % (i - 1)) for i in range(n)]
+parts.append(',{"name": "output", "op": "output", "args": [[{"node": "r%d"}]]}]}' % (n - 1))
+open(sys.argv[1], 'w').write(''.join(parts))
+PY
+    # About 420 MB are needed; 550 MB of address space hold the program and its 256 MiB reserve.
+    expect 1 "rewrite: error: out of memory" -- bash -c 'ulimit -v 550000 && exec "$@"' _ "$rewrite" print "$tmp/chain.json"
+    ;;
+  flag-ranges)
+    # Thread counts libgomp and oneDNN cannot start, and run counts whose samples would not
+    # fit in memory: usage errors.
+    expect 2 "--threads: Value 100000 not in range 1 to 1024" -- "$rewrite" run "$example" --threads 100000
+    expect 2 "--threads: Value 16384 not in range 1 to 1024" -- "$rewrite" run "$example" --threads 16384
+    expect 2 "--threads: Value 0 not in range 1 to 1024" -- "$rewrite" run "$example" --threads 0
+    expect 2 "--threads: Value 16384 not in range 1 to 1024" -- "$rewrite" bench "$example" --threads 16384
+    expect 2 "--iters: Value 2000000 not in range 1 to 1000000" -- "$rewrite" bench "$example" --iters 2000000
+    expect 2 "--warmup: Value 2000000 not in range 0 to 1000000" -- "$rewrite" bench "$example" --warmup 2000000
+    expect 0 "" -- "$rewrite" run "$example" --threads 1024
+    # OMP_NUM_THREADS is held to the same limit.
+    expect 0 "" -- env OMP_NUM_THREADS=100000 "$rewrite" run "$example"
+    ;;
   *) fail "unknown case" ;;
 esac
 echo "ok ($case_name)"

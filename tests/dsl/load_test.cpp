@@ -148,7 +148,8 @@ TEST_CASE("files are read from disk by default", "[dsl][load]") {
 
   set = graft::dsl::load_rule_files({dir + "/missing.rules"}, sources, diags);
   CHECK_FALSE(set.has_value());
-  CHECK(diags.render() == dir + "/missing.rules: error: cannot open '" + dir + "/missing.rules'\n");
+  CHECK(diags.render() == dir + "/missing.rules: error: cannot open '" + dir +
+                              "/missing.rules': No such file or directory\n");
 }
 
 // ** confinement: an import stays in the importing file's folder **

@@ -729,6 +729,20 @@ test.rules:1:9: note: previous definition of 'act' is here
  1 | test t { graph(x: f32[1, 3, 8, 8]) { c = param f32[1] = [x]; return mul(x, c) } expect count(mul) == 1 }
    |                                                         ^~~
 )--"},
+    {"a test param too large to allocate",
+     "test t { graph(x: f32[2, 2]) { w = param f32[100000, 100000]; return relu(x) } expect count(relu) == 1 }",
+     false,
+     R"--(test.rules:1:42: error: float32[100000, 100000] brings the test's tensors (inputs, params and op results) to 37.3 GiB, more than the 1.0 GiB a test may use
+ 1 | test t { graph(x: f32[2, 2]) { w = param f32[100000, 100000]; return relu(x) } expect count(relu) == 1 }
+   |                                          ^~~~~~~~~~~~~~~~~~~
+)--"},
+    {"test tensors that are small alone and too large together",
+     "test t { graph(x: f32[1, 60000], y: f32[60000, 1]) { return relu(x + y) } expect count(relu) == 1 }",
+     false,
+     R"--(test.rules:1:66: error: float32[60000, 60000] brings the test's tensors (inputs, params and op results) to 13.4 GiB, more than the 1.0 GiB a test may use
+ 1 | test t { graph(x: f32[1, 60000], y: f32[60000, 1]) { return relu(x + y) } expect count(relu) == 1 }
+   |                                                                  ^~~~~
+)--"},
     {"unknown rule in apply",
      "rule relu_id { pattern(x) { return relu(x) } replacement { return x } }\n"
      "test t { graph(x: f32[1, 3, 8, 8]) { return relu(x) } apply relu_ld expect count(relu) == 0 }",

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <vector>
 
+#include "runtime/tensor.h"
+
 using namespace graft::runtime;
 
 namespace {
@@ -91,4 +93,21 @@ TEST_CASE("an arena's chunks are reused once their buffers are gone, a couple at
   // A reused chunk is writable (a quarter of it, past the first buffer, here).
   std::shared_ptr<void> rest = next.allocate(BufferArena::kChunkBytes / 4, no_description);
   std::memset(rest.get(), 1, BufferArena::kChunkBytes / 4);
+}
+
+TEST_CASE("a tensor whose byte count overflows is refused as too large, not wrapped",
+          "[runtime][allocation]") {
+  using graft::DType;
+  try {
+    (void)Tensor::zeros(DType::kFloat32, {999999999999999, 999999999999999});
+    FAIL("allocated");
+  } catch (const AllocationError& e) {
+    CHECK(std::string(e.what()) ==
+          "float32[999999999999999, 999999999999999] would take more than 256 TiB, the limit for "
+          "one tensor (its element count overflows int64)");
+  }
+  // 2^62 float64 elements: the count fits int64, the bytes do not.
+  CHECK_THROWS_WITH(Tensor::zeros(DType::kFloat64, {int64_t{1} << 62}),
+                    "float64[4611686018427387904] would take more than 256 TiB, the limit for one "
+                    "tensor");
 }

@@ -1,6 +1,8 @@
 // .npy / .npz: round trips, numpy's own header layout, and every rejection with its message.
 #include "runtime/npy.h"
 
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 
 #include "tests/testing/test_paths.h"
@@ -89,7 +91,75 @@ TEST_CASE("npy rejects malformed files with located messages", "[runtime][npy]")
 TEST_CASE("read_npy reports a missing file", "[runtime][npy]") {
   DiagnosticEngine diags;
   CHECK_FALSE(read_npy("/nonexistent/in.npy", diags).has_value());
-  CHECK(diags.render() == "/nonexistent/in.npy: error: cannot open the file: No such file or directory\n");
+  CHECK(diags.render() ==
+        "/nonexistent/in.npy: error: cannot open '/nonexistent/in.npy': No such file or directory\n");
+}
+
+TEST_CASE("read_npy refuses devices and FIFOs without reading or blocking", "[runtime][npy]") {
+  DiagnosticEngine diags;
+  CHECK_FALSE(read_npy("/dev/zero", diags).has_value());
+  CHECK(diags.render() ==
+        "/dev/zero: error: '/dev/zero' is not a regular file (it is a character device)\n");
+  std::string fifo = testing::make_temp_dir("npy-fifo") + "/in.npy";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  DiagnosticEngine fifo_diags;
+  CHECK_FALSE(read_npy(fifo, fifo_diags).has_value());
+  CHECK_THAT(fifo_diags.render(), Catch::Contains("is not a regular file (it is a FIFO)"));
+}
+
+TEST_CASE("npy checks the declared shape against the data before allocating", "[runtime][npy]") {
+  // 16 bytes of data declaring 36 TiB (within the limit for one tensor, beyond any machine):
+  // the mismatch is found without trying to allocate.
+  std::string dir = testing::make_temp_dir("npy-size");
+  testing::write_file(dir + "/small.npy",
+                      npy_with_header("{'descr': '<f4', 'fortran_order': False, 'shape': "
+                                      "(100000, 100000, 1000), }",
+                                      std::string(16, '\0')));
+  DiagnosticEngine diags;
+  CHECK_FALSE(read_npy(dir + "/small.npy", diags).has_value());
+  CHECK(diags.render() == dir + "/small.npy: error: the file holds 16 bytes of data, but shape "
+                                "[100000, 100000, 1000] of '<f4' needs 40000000000000\n");
+  // A count that overflows int64 says so, instead of wrapping into an absurd size.
+  CHECK(parse_error(npy_with_header(
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (999999999999999, 999999999999999), }",
+            "")) ==
+        "x.npy: error: float32[999999999999999, 999999999999999] would take more than 256 TiB, the "
+        "limit for one tensor (its element count overflows int64)\n");
+  CHECK(parse_error(npy_with_header(
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (100000000000000,), }", "")) ==
+        "x.npy: error: float32[100000000000000] would take more than 256 TiB, the limit for one "
+        "tensor\n");
+}
+
+TEST_CASE("npy refuses a header longer than numpy writes", "[runtime][npy]") {
+  // Version 2 has a 32-bit header length: 4 GiB of header would be read and searched.
+  std::string bytes("\x93NUMPY\x02\x00\x00\x00\x01\x00", 12);
+  bytes += "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }";
+  bytes.resize(65536 + 12 + 4, ' ');
+  CHECK(parse_error(bytes) ==
+        "x.npy: error: the .npy header declares 65536 bytes; graft reads headers up to 65535 "
+        "bytes\n");
+}
+
+TEST_CASE("read_npy reads float32 and float64 files from disk", "[runtime][npy]") {
+  std::string dir = testing::make_temp_dir("npy-read");
+  Tensor t = Tensor::random({3, 5000}, 4);
+  testing::write_file(dir + "/f4.npy", npy_bytes(t));
+  DiagnosticEngine diags;
+  std::optional<Tensor> back = read_npy(dir + "/f4.npy", diags);
+  REQUIRE(back.has_value());
+  CHECK(max_abs_diff(*back, t) == 0);
+  // float64 is narrowed in blocks; 15000 elements span two of them.
+  std::vector<double> values(15000);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<double>(t.f32()[i]);
+  testing::write_file(
+      dir + "/f8.npy",
+      npy_with_header("{'descr': '<f8', 'fortran_order': False, 'shape': (3, 5000), }",
+                      std::string(reinterpret_cast<const char*>(values.data()), values.size() * 8)));
+  back = read_npy(dir + "/f8.npy", diags);
+  INFO(diags.render());
+  REQUIRE(back.has_value());
+  CHECK(max_abs_diff(*back, t) == 0);
 }
 
 TEST_CASE("npz holds one stored npy entry per array", "[runtime][npy]") {

@@ -22,6 +22,8 @@
 namespace graft::cli {
 namespace {
 
+constexpr int kMaxRuns = 1'000'000;  // --iters and --warmup
+
 struct BenchFlags {
   std::string model;
   int64_t batch = 1;
@@ -139,9 +141,11 @@ Handler setup_bench(CLI::App& sub) {
   auto flags = std::make_shared<BenchFlags>();
   sub.add_option("model", flags->model, "model.json")->required();
   sub.add_option("--batch", flags->batch, "batch size (symbolic leading dims)")->check(CLI::PositiveNumber);
-  sub.add_option("--threads", flags->threads, "oneDNN threads; default all cores")->check(CLI::PositiveNumber);
-  sub.add_option("--iters", flags->iters, "timed runs")->check(CLI::PositiveNumber);
-  sub.add_option("--warmup", flags->warmup, "untimed runs first")->check(CLI::NonNegativeNumber);
+  sub.add_option("--threads", flags->threads, "oneDNN threads; default all cores")
+      ->check(CLI::Range(1, runtime::kMaxThreads));
+  // Each timed run keeps its time: a million runs of the smallest model take minutes.
+  sub.add_option("--iters", flags->iters, "timed runs")->check(CLI::Range(1, kMaxRuns));
+  sub.add_option("--warmup", flags->warmup, "untimed runs first")->check(CLI::Range(0, kMaxRuns));
   sub.add_flag("--json", flags->json, "print one JSON object: p50_ms, p90_ms, throughput_per_s, peak_rss_mb, …");
   sub.add_flag("--profile", flags->profile, "print per-node times, most expensive first");
   sub.add_flag("--no-winograd", flags->no_winograd,

@@ -69,7 +69,7 @@ Handler setup_run(CLI::App& sub) {
   sub.add_option("--batch", flags->batch, "size of symbolic leading (batch) dims; default 1")
       ->check(CLI::PositiveNumber);
   sub.add_option("--threads", flags->threads, "oneDNN threads; default all cores")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, runtime::kMaxThreads));
   sub.add_option("-o,--output", flags->output, "write the outputs to this .npz file");
   sub.add_flag("--dump", flags->dump, "print the compiled steps and memory plan");
   sub.add_flag("--no-winograd", flags->no_winograd,

@@ -11,6 +11,7 @@
 #include "engine/support/allocator.h"
 #include "engine/support/terminal_text.h"
 #include "runtime/allocation.h"
+#include "runtime/executable.h"
 #include "tools/rewrite/commands.h"
 
 namespace {
@@ -58,6 +59,8 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  graft::install_out_of_memory_handler();
+  graft::runtime::set_num_threads(0);  // OMP_NUM_THREADS, if set, at most kMaxThreads
   try {
     return run(argc, argv);
   } catch (const std::bad_alloc& e) {
