@@ -132,6 +132,30 @@ case "$case_name" in
     printf '{' > "$tmp/big.json" && truncate -s 2G "$tmp/big.json"
     expect 1 "up to 1024 MiB" -- "$rewrite" print "$tmp/big.json"
     ;;
+  output-kinds)
+    # Outputs are renamed into place: one that exists and is not a regular file is refused
+    # (as root, -o /dev/null used to replace the device node with a regular file).
+    mkfifo "$tmp/fifo"
+    mkdir "$tmp/dir"
+    python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$tmp/socket"
+    echo "target" > "$tmp/file"
+    ln -s "$tmp/file" "$tmp/link"
+    kinds=("fifo:a FIFO" "dir:a directory" "socket:a socket" "link:a symbolic link")
+    # A device node with /dev/null's numbers, where this user may make one.
+    mknod "$tmp/null" c 1 3 2>/dev/null && kinds+=("null:a character device")
+    for kind in "${kinds[@]}"; do
+      out="$tmp/${kind%%:*}" what="${kind#*:}"
+      expect 1 "cannot write '$out': it is $what" -- "$rewrite" "$example" -o "$out"
+      expect 1 "cannot write '$out': it is $what" -- "$rewrite" dot "$example" -o "$out"
+      expect 1 "cannot write '$out': it is $what" -- "$rewrite" run "$example" -o "$out"
+      expect 1 "cannot write '$out': it is $what" -- "$rewrite" "$example" -o "$tmp/o.json" --dot-after "$out"
+    done
+    [ -p "$tmp/fifo" ] && [ -d "$tmp/dir" ] && [ -S "$tmp/socket" ] && [ -L "$tmp/link" ] \
+      || fail "an output that is not a regular file was replaced"
+    [ ! -e "$tmp/null" ] || [ -c "$tmp/null" ] || fail "the device node was replaced"
+    [ "$(cat "$tmp/file")" = "target" ] || fail "the link's target was written"
+    ls "$tmp" | grep -q safetensors && fail "a refused run wrote weights"
+    ;;
   *) fail "unknown case" ;;
 esac
 echo "ok ($case_name)"

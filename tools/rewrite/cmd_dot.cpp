@@ -16,6 +16,11 @@ Handler setup_dot(CLI::App& sub) {
   sub.add_option("model", *path, "model.json")->required();
   sub.add_option("-o,--output", *output, "write the DOT here (atomically) instead of stdout");
   return [path, output]() {
+    std::string error;
+    if (!output->empty() && !check_output_path(*output, &error)) {
+      std::cerr << "rewrite: error: " << error << "\n";
+      return kExitInputRejected;
+    }
     std::optional<Model> model = load_verified_model(*path);
     if (!model) return kExitInputRejected;
     DotOptions options;
@@ -25,7 +30,6 @@ Handler setup_dot(CLI::App& sub) {
       std::cout << dot;
       return kExitOk;
     }
-    std::string error;
     if (!write_file_atomically(*output, dot, &error)) {
       std::cerr << "rewrite: error: " << error << "\n";
       return kExitInputRejected;
