@@ -9,7 +9,7 @@
 
 #include "engine/json_values.h"
 #include "engine/model_json.h"
-#include "engine/safetensors.h"
+#include "engine/safetensors_writer.h"
 #include "engine/support/atomic_file.h"
 #include "engine/support/content_hash.h"
 
