@@ -45,7 +45,13 @@ bool is_saved_weights_name(std::string_view file_name, std::string_view model_fi
 
 /// The constants live get_attr nodes read, by name: what the weights file of a save holds.
 std::map<std::string, ConstantTensor> referenced_constants(const Graph& graph);
-/// Serialises `model` to model.json text naming `weights_file` (relative; "" for none).
+/// Whether model.json and safetensors can hold every value of `model` exactly: scalar operands
+/// and float attributes (JSON has no inf or NaN; integer scalars must fit int64) and constant
+/// names (kReservedConstantName). Reports each one that cannot, naming its node and `path`.
+[[nodiscard]] bool check_saveable(const Model& model, const std::string& path,
+                                  DiagnosticEngine& diags);
+/// Serialises `model` to model.json text naming `weights_file` (relative; "" for none). Every
+/// value must be saveable (check_saveable).
 std::string model_to_json_text(const Model& model, const std::string& weights_file);
 /// The safetensors bytes of every constant a live get_attr node reads.
 std::string model_weights_bytes(const Model& model);

@@ -4,10 +4,12 @@
 // default, every node's meta. Loading a saved model and saving it again therefore gives the
 // same bytes.
 #include <map>
+#include <optional>
 
 #include "engine/json_values.h"
 #include "engine/model_json.h"
 #include "engine/safetensors_writer.h"
+#include "engine/support/check.h"
 
 namespace graft {
 namespace {
@@ -19,8 +21,9 @@ ordered_json ref(const Node* node) { return ordered_json{{"node", node->name()}}
 ordered_json input_json(const Input& in) {
   if (in.is_node()) return ref(in.node);
   if (in.is_scalar()) {
-    if (in.scalar.is_int) return static_cast<int64_t>(in.scalar.value);
-    return in.scalar.value;
+    std::optional<nlohmann::json> value = scalar_to_json(in.scalar);
+    GRAFT_CHECK(value) << "scalar " << in.scalar.value << " cannot be saved (check_saveable)";
+    return ordered_json(*value);
   }
   return nullptr;
 }
@@ -103,6 +106,32 @@ ordered_json node_json(const Node& node) {
   return n;
 }
 
+/// Reports the values of `node` that model.json cannot hold exactly.
+bool check_node_saveable(const Node& node, const std::string& path, DiagnosticEngine& diags) {
+  bool ok = true;
+  auto report = [&](const std::string& what, const std::string& why) {
+    diags.error(DiagLocation::in_file(path),
+                "cannot save node '" + node.name() + "': " + what + " " + why);
+    ok = false;
+  };
+  for (const Input& in : node.inputs()) {
+    if (in.is_scalar() && !scalar_to_json(in.scalar)) {
+      report("scalar operand " + scalar_to_string(in.scalar),
+             in.scalar.is_int ? "is not a whole number within int64"
+                              : "is not finite, which JSON cannot hold");
+    }
+  }
+  if (!node.is(NodeKind::kCallFunction)) return ok;
+  const OpSchema& schema = *node.schema();
+  for (size_t i = 0; i < schema.attrs.size(); ++i) {
+    std::string why;
+    if (!attr_json_representable(node.attrs()[i], &why)) {
+      report("attribute '" + schema.attrs[i].name + "':", why);
+    }
+  }
+  return ok;
+}
+
 }  // namespace
 
 std::map<std::string, ConstantTensor> referenced_constants(const Graph& graph) {
@@ -114,6 +143,20 @@ std::map<std::string, ConstantTensor> referenced_constants(const Graph& graph) {
     }
   }
   return used;
+}
+
+bool check_saveable(const Model& model, const std::string& path, DiagnosticEngine& diags) {
+  bool ok = true;
+  for (const Node* node : model.graph->nodes()) {
+    ok = check_node_saveable(*node, path, diags) && ok;
+    if (node->is(NodeKind::kGetAttr) && node->target() == kReservedConstantName) {
+      diags.error(DiagLocation::in_file(path),
+                  "cannot save node '" + node->name() + "': its constant is named '" +
+                      node->target() + "', which safetensors reserves for a file's metadata");
+      ok = false;
+    }
+  }
+  return ok;
 }
 
 std::string model_to_json_text(const Model& model, const std::string& weights_file) {

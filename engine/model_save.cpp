@@ -247,6 +247,7 @@ bool is_saved_weights_name(std::string_view file_name, std::string_view model_fi
 }
 
 bool save_model(const Model& model, const std::string& path, DiagnosticEngine& diags) {
+  if (!check_saveable(model, path, diags)) return false;
   std::string error;
   if (!check_output_path(path, &error)) {
     diags.error(DiagLocation::in_file(path), error);

@@ -218,6 +218,39 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if code == 0 else "
     [ $((save_kib - load_kib)) -lt 32768 ] \
       || fail "saving 128 MiB of weights took $(((save_kib - load_kib) / 1024)) MiB more than loading them"
     ;;
+  unsaveable-values)
+    # Values model.json or safetensors cannot hold are rejected at load, with their place.
+    printf '{"format": "graft.model", "version": 1, "nodes": [
+      {"name": "x", "op": "placeholder", "target": "x", "meta": {"shape": [2], "dtype": "int64"}},
+      {"name": "a", "op": "call_function", "target": "add", "args": [{"node": "x"}, 18446744073709551615]},
+      {"name": "output", "op": "output", "args": [[{"node": "a"}]]}]}' > "$tmp/big_scalar.json"
+    expect 1 "big_scalar.json: /nodes/1/args/1: error: integer 18446744073709551615 does not fit in int64" \
+      -- "$rewrite" "$tmp/big_scalar.json" -o "$tmp/out.json"
+    tensors='"tensors": {"__metadata__": {"dtype": "float32", "shape": [2], "data": [1, 2]}}'
+    printf '{"format": "graft.model", "version": 1, %s, "nodes": [
+      {"name": "x", "op": "placeholder", "target": "x", "meta": {"shape": [2], "dtype": "float32"}},
+      {"name": "c", "op": "get_attr", "target": "__metadata__"},
+      {"name": "a", "op": "call_function", "target": "add", "args": [{"node": "x"}, {"node": "c"}]},
+      {"name": "output", "op": "output", "args": [[{"node": "a"}]]}]}' "$tensors" > "$tmp/reserved.json"
+    expect 1 "reserved.json: /tensors/__metadata__: error: a tensor cannot be named '__metadata__'" \
+      -- "$rewrite" "$tmp/reserved.json" -o "$tmp/out.json"
+    [ ! -e "$tmp/out.json" ] || fail "a rejected model was written"
+    # A constant folded from a node named __metadata__ is stored under another name.
+    tensors='"tensors": {"c": {"dtype": "float32", "shape": [2], "data": [1, 2]}}'
+    printf '{"format": "graft.model", "version": 1, %s, "nodes": [
+      {"name": "x", "op": "placeholder", "target": "x", "meta": {"shape": [2], "dtype": "float32"}},
+      {"name": "c", "op": "get_attr", "target": "c"},
+      {"name": "__metadata__", "op": "call_function", "target": "mul", "args": [{"node": "c"}, {"node": "c"}]},
+      {"name": "a", "op": "call_function", "target": "add", "args": [{"node": "x"}, {"node": "__metadata__"}]},
+      {"name": "output", "op": "output", "args": [[{"node": "a"}]]}]}' "$tensors" > "$tmp/folds.json"
+    printf 'rule fold_mul {
+      pattern(a, b) { return mul(a, b) }
+      where const(a, b)
+      replacement { return fold(a * b) }
+    }\n' > "$tmp/fold.rules"
+    expect 0 "1 rewrite" -- "$rewrite" --rules "$tmp/fold.rules" "$tmp/folds.json" -o "$tmp/folded.json"
+    expect 0 "__metadata___1" -- "$rewrite" print "$tmp/folded.json"
+    ;;
   *) fail "unknown case" ;;
 esac
 echo "ok ($case_name)"

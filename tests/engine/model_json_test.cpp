@@ -209,6 +209,44 @@ TEST_CASE("inline tensor values must fit their dtype", "[engine][model_json][bad
   CHECK(l.model);
 }
 
+TEST_CASE("an integer scalar operand must have an exact float64 value within int64",
+          "[engine][model_json][bad]") {
+  // graft computes with scalar operands as float64: 2^64 - 1 used to load as 2^64 and be saved
+  // as -2^63 (an out-of-range conversion, undefined behaviour), so the saved model computed
+  // something else.
+  auto add = [](const std::string& scalar) {
+    return model_text(
+        R"({"name": "x", "op": "placeholder", "target": "x", "meta": {"shape": [2], "dtype": "int64"}},
+           {"name": "a", "op": "call_function", "target": "add", "args": [{"node": "x"}, )" +
+        scalar + R"(]}, {"name": "output", "op": "output", "target": "output", "args": [[{"node": "a"}]]})");
+  };
+  CHECK(rejected(add("18446744073709551615")) ==
+        "model.json: /nodes/1/args/1: error: integer 18446744073709551615 does not fit in int64\n");
+  CHECK(rejected(add("9223372036854775807")) ==
+        "model.json: /nodes/1/args/1: error: integer 9223372036854775807 has no exact float64 "
+        "value, which graft computes scalar operands in (it would become 9.223372036854776e+18)\n");
+  CHECK_THAT(rejected(add("-9007199254740993")), Catch::Contains("/nodes/1/args/1: error:"));
+  // What float64 holds exactly is kept exactly, through a save.
+  for (const char* exact : {"9007199254740992", "-9223372036854775808", "4611686018427387904"}) {
+    Loaded l = load_text(add(exact));
+    INFO(exact << "\n" << l.diagnostics);
+    REQUIRE(l.model);
+    CHECK_THAT(model_to_json_text(*l.model, ""),
+               Catch::Contains(std::string("{\"node\":\"x\"},") + exact + "]"));
+  }
+}
+
+TEST_CASE("an inline tensor cannot take the name safetensors reserves for metadata",
+          "[engine][model_json][bad]") {
+  // Saving such a tensor into the weights file ended in an assertion (exit 3).
+  std::string text = model_text(
+      kInput + ", " + kOutputX,
+      R"("tensors": {"__metadata__": {"dtype": "float32", "shape": [1], "data": [1]}}, )");
+  CHECK(rejected(text) ==
+        "model.json: /tensors/__metadata__: error: a tensor cannot be named '__metadata__': "
+        "safetensors reserves that name for a file's metadata\n");
+}
+
 // ** bad input: one test per documented check **
 
 TEST_CASE("invalid JSON is reported with line and column", "[engine][model_json][bad]") {

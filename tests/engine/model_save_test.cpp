@@ -1,8 +1,9 @@
 // save_model's files (docs/model-format.md, "Saving"): weights named after their contents,
 // removal of exactly the files this output's earlier saves wrote and no longer need, the
-// output's lock and its record of a killed save.
+// output's lock and its record of a killed save, and values that cannot be saved.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <set>
 
@@ -161,4 +162,25 @@ TEST_CASE("the next save removes what a killed save of the same output recorded"
                                         current + "\nother.json\n../m.json\n");
   save(model, dir + "/m.json");  // the same weights: their file stays
   CHECK(files_in(dir) == std::set<std::string>{"m.json", current, "other.json"});
+}
+
+TEST_CASE("a model with a value JSON cannot hold is not saved", "[engine][model_save]") {
+  Model model = load(source_path(kExample));
+  std::string dir = make_temp_dir("model_save_values");
+  Node* add = nullptr;
+  for (Node* n : model.graph->nodes()) {
+    if (n->is_op("add")) add = n;
+  }
+  REQUIRE(add != nullptr);
+  SECTION("a float scalar that is not finite") {
+    model.graph->replace_input(add, 1, Input::of(Scalar{INFINITY, false}));
+  }
+  SECTION("an integer scalar beyond int64") {
+    model.graph->replace_input(add, 1, Input::of(Scalar{0x1p64, true}));
+  }
+  DiagnosticEngine diags;
+  CHECK_FALSE(save_model(model, dir + "/m.json", diags));
+  CHECK_THAT(diags.render(),
+             Catch::Contains("cannot save node '" + add->name() + "': scalar operand"));
+  CHECK(std::filesystem::is_empty(dir));
 }
