@@ -93,7 +93,16 @@ bool attr_equal(const AttrValue& a, const AttrValue& b) {
 }
 
 std::string scalar_to_string(const Scalar& s) {
-  return s.is_int ? std::to_string(static_cast<int64_t>(s.value)) : float_text(s.value);
+  std::optional<int64_t> i = s.is_int ? exact_int64(s.value) : std::nullopt;
+  return i ? std::to_string(*i) : float_text(s.value);
+}
+
+std::optional<int64_t> exact_int64(double d) {
+  // -2^63 and 2^63 are exact doubles: [-2^63, 2^63) converts without overflow.
+  if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0) || d != std::floor(d)) {
+    return std::nullopt;
+  }
+  return static_cast<int64_t>(d);
 }
 
 }  // namespace graft

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -40,6 +41,9 @@ struct Scalar {
   bool operator==(const Scalar&) const = default;
 };
 std::string scalar_to_string(const Scalar& s);
+/// `d` as an int64 if it is a whole number in int64's range, else nullopt (there, a cast would
+/// be undefined behaviour). An integer Scalar's value read back as an integer.
+std::optional<int64_t> exact_int64(double d);
 /// The same value bits and kind (see attrs_identical).
 inline bool scalars_identical(const Scalar& a, const Scalar& b);
 

@@ -129,7 +129,7 @@ void ConstantStore::add_readers(const ConstantRef& ref, int delta) {
 }
 
 std::string ConstantStore::unique_name(const std::string& base) const {
-  if (!contains(base)) return base;
+  if (!contains(base) && base != kReservedConstantName) return base;
   for (int i = 1;; ++i) {
     std::string candidate = base + "_" + std::to_string(i);
     if (!contains(candidate)) return candidate;

@@ -17,6 +17,11 @@
 
 namespace graft {
 
+/// The one name a constant cannot have: safetensors reserves the header key "__metadata__" for
+/// the file's metadata, so a tensor stored under it would be read back as metadata. The model
+/// loader rejects it and unique_name() never gives it.
+inline constexpr std::string_view kReservedConstantName = "__metadata__";
+
 struct ConstantTensor {
   const std::byte* data = nullptr;    // little-endian, row-major, dtype_size(dtype) * count
   size_t nbytes = 0;
@@ -125,7 +130,7 @@ class ConstantStore {
   bool contains(std::string_view name) const { return index_.find(name) != nullptr; }
   Range all() const { return Range(this); }
   size_t size() const { return index_.size(); }
-  /// `base` if unused, otherwise `base_1`, `base_2`, …
+  /// `base` if unused (and not kReservedConstantName), otherwise `base_1`, `base_2`, …
   std::string unique_name(const std::string& base) const;
   /// How many live get_attr nodes of the graph owning this store read the constant `name`
   /// (0 when there is none). The Graph keeps the count as it adds, re-targets and erases

@@ -1,5 +1,7 @@
 #include "engine/json_values.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -66,6 +68,45 @@ nlohmann::json attr_to_json(const AttrValue& value) {
     nlohmann::json operator()(const std::vector<double>& v) const { return v; }
   };
   return std::visit(Visitor{}, value);
+}
+
+std::optional<Scalar> scalar_from_json(const nlohmann::json& j, std::string* error) {
+  if (j.is_number_float()) return Scalar{j.get<double>(), false};
+  if (j.is_number_unsigned() && j.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+    *error = "integer " + j.dump() + " does not fit in int64";
+    return std::nullopt;
+  }
+  int64_t i = j.get<int64_t>();
+  double d = static_cast<double>(i);
+  if (exact_int64(d) != i) {
+    *error = "integer " + j.dump() + " has no exact float64 value, which graft computes " +
+             "scalar operands in (it would become " + nlohmann::json(d).dump() + ")";
+    return std::nullopt;
+  }
+  return Scalar{d, true};
+}
+
+std::optional<nlohmann::json> scalar_to_json(const Scalar& s) {
+  if (!s.is_int) {
+    if (!std::isfinite(s.value)) return std::nullopt;
+    return nlohmann::json(s.value);
+  }
+  std::optional<int64_t> i = exact_int64(s.value);
+  if (!i) return std::nullopt;
+  return nlohmann::json(*i);
+}
+
+bool attr_json_representable(const AttrValue& value, std::string* error) {
+  auto finite = [&](double d) {
+    if (std::isfinite(d)) return true;
+    *error = "the value " + attr_to_string(value) + " is not finite, which JSON cannot hold";
+    return false;
+  };
+  if (const auto* d = std::get_if<double>(&value)) return finite(*d);
+  if (const auto* v = std::get_if<std::vector<double>>(&value)) {
+    return std::all_of(v->begin(), v->end(), finite);
+  }
+  return true;
 }
 
 std::string json_pointer_token(const std::string& key) {

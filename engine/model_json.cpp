@@ -195,6 +195,11 @@ class ModelLoader {
     }
     for (const auto& [name, t] : tensors.items()) {
       std::string path = "/tensors/" + json_pointer_token(name);
+      if (name == kReservedConstantName) {
+        error(path, "a tensor cannot be named '" + name +
+                        "': safetensors reserves that name for a file's metadata");
+        continue;
+      }
       if (graph_->constants().contains(name)) {
         error(path, "tensor '" + name + "' is also in the weights file");
         continue;
@@ -715,7 +720,13 @@ class ModelLoader {
       return ok;
     }
     if (value->is_number() && spec.allow_scalar) {
-      inputs->push_back(Input::of(Scalar{value->get<double>(), value->is_number_integer()}));
+      std::string err;
+      std::optional<Scalar> scalar = scalar_from_json(*value, &err);
+      if (!scalar) {
+        error(value_path, err);
+        return false;
+      }
+      inputs->push_back(Input::of(*scalar));
       return true;
     }
     if (value->is_number() || value->is_boolean()) {

@@ -1,17 +1,15 @@
-// The model.json writer. Output is canonical (docs/model-format.md, "Saving"): one node per
-// line, operands positional up to the first attribute parameter, everything else by keyword,
-// attributes only where they differ from the default, every node's meta. Loading a saved model
-// and saving it again therefore gives the same bytes.
-#include <algorithm>
-#include <filesystem>
+// The model.json writer (model_save.cpp writes the files). Output is canonical
+// (docs/model-format.md, "Saving"): one node per line, operands positional up to the first
+// attribute parameter, everything else by keyword, attributes only where they differ from the
+// default, every node's meta. Loading a saved model and saving it again therefore gives the
+// same bytes.
 #include <map>
-#include <vector>
+#include <optional>
 
 #include "engine/json_values.h"
 #include "engine/model_json.h"
-#include "engine/safetensors.h"
-#include "engine/support/atomic_file.h"
-#include "engine/support/content_hash.h"
+#include "engine/safetensors_writer.h"
+#include "engine/support/check.h"
 
 namespace graft {
 namespace {
@@ -23,8 +21,9 @@ ordered_json ref(const Node* node) { return ordered_json{{"node", node->name()}}
 ordered_json input_json(const Input& in) {
   if (in.is_node()) return ref(in.node);
   if (in.is_scalar()) {
-    if (in.scalar.is_int) return static_cast<int64_t>(in.scalar.value);
-    return in.scalar.value;
+    std::optional<nlohmann::json> value = scalar_to_json(in.scalar);
+    GRAFT_CHECK(value) << "scalar " << in.scalar.value << " cannot be saved (check_saveable)";
+    return ordered_json(*value);
   }
   return nullptr;
 }
@@ -107,7 +106,34 @@ ordered_json node_json(const Node& node) {
   return n;
 }
 
-/// The constants live get_attr nodes read, by name.
+/// Reports the values of `node` that model.json cannot hold exactly.
+bool check_node_saveable(const Node& node, const std::string& path, DiagnosticEngine& diags) {
+  bool ok = true;
+  auto report = [&](const std::string& what, const std::string& why) {
+    diags.error(DiagLocation::in_file(path),
+                "cannot save node '" + node.name() + "': " + what + " " + why);
+    ok = false;
+  };
+  for (const Input& in : node.inputs()) {
+    if (in.is_scalar() && !scalar_to_json(in.scalar)) {
+      report("scalar operand " + scalar_to_string(in.scalar),
+             in.scalar.is_int ? "is not a whole number within int64"
+                              : "is not finite, which JSON cannot hold");
+    }
+  }
+  if (!node.is(NodeKind::kCallFunction)) return ok;
+  const OpSchema& schema = *node.schema();
+  for (size_t i = 0; i < schema.attrs.size(); ++i) {
+    std::string why;
+    if (!attr_json_representable(node.attrs()[i], &why)) {
+      report("attribute '" + schema.attrs[i].name + "':", why);
+    }
+  }
+  return ok;
+}
+
+}  // namespace
+
 std::map<std::string, ConstantTensor> referenced_constants(const Graph& graph) {
   std::map<std::string, ConstantTensor> used;
   for (const Node* node : graph.nodes()) {
@@ -119,40 +145,18 @@ std::map<std::string, ConstantTensor> referenced_constants(const Graph& graph) {
   return used;
 }
 
-/// After a save committed: deletes the weights files earlier saves of `model_path` wrote
-/// (and saves killed before their commit left behind), keeping `keep`. Best effort — a file
-/// that cannot be removed is only wasted space.
-void remove_superseded_weights(const std::string& model_path, const std::string& keep) {
-  std::filesystem::path p(model_path);
-  std::filesystem::path dir = p.parent_path().empty() ? "." : p.parent_path();
-  std::string stem = p.stem().string();
-  std::error_code ec;
-  std::vector<std::filesystem::path> superseded;
-  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    std::string name = it->path().filename().string();
-    if (name != keep && is_saved_weights_name(name, stem)) superseded.push_back(it->path());
+bool check_saveable(const Model& model, const std::string& path, DiagnosticEngine& diags) {
+  bool ok = true;
+  for (const Node* node : model.graph->nodes()) {
+    ok = check_node_saveable(*node, path, diags) && ok;
+    if (node->is(NodeKind::kGetAttr) && node->target() == kReservedConstantName) {
+      diags.error(DiagLocation::in_file(path),
+                  "cannot save node '" + node->name() + "': its constant is named '" +
+                      node->target() + "', which safetensors reserves for a file's metadata");
+      ok = false;
+    }
   }
-  for (const auto& file : superseded) std::filesystem::remove(file, ec);
-}
-
-}  // namespace
-
-std::string weights_file_for(const std::string& model_path, std::string_view weights_bytes) {
-  std::filesystem::path p(model_path);
-  std::string name =
-      p.stem().string() + "." + hash_hex(content_hash(weights_bytes)) + ".safetensors";
-  return p.parent_path().empty() ? name : (p.parent_path() / name).string();
-}
-
-bool is_saved_weights_name(std::string_view file_name, std::string_view stem) {
-  constexpr std::string_view kSuffix = ".safetensors";
-  constexpr size_t kHexDigits = 16;
-  if (file_name.size() != stem.size() + 1 + kHexDigits + kSuffix.size()) return false;
-  if (file_name.substr(0, stem.size()) != stem || file_name[stem.size()] != '.') return false;
-  if (file_name.substr(file_name.size() - kSuffix.size()) != kSuffix) return false;
-  std::string_view hex = file_name.substr(stem.size() + 1, kHexDigits);
-  return std::all_of(hex.begin(), hex.end(),
-                     [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+  return ok;
 }
 
 std::string model_to_json_text(const Model& model, const std::string& weights_file) {
@@ -177,27 +181,6 @@ std::string model_to_json_text(const Model& model, const std::string& weights_fi
 
 std::string model_weights_bytes(const Model& model) {
   return serialize_safetensors(referenced_constants(*model.graph));
-}
-
-bool save_model(const Model& model, const std::string& path, DiagnosticEngine& diags) {
-  std::map<std::string, ConstantTensor> constants = referenced_constants(*model.graph);
-  bool has_weights = !constants.empty();
-  std::string weights = has_weights ? serialize_safetensors(constants) : std::string();
-  std::string weights_path = has_weights ? weights_file_for(path, weights) : std::string();
-  std::string weights_name = std::filesystem::path(weights_path).filename().string();
-  AtomicFileSet files;
-  std::string error;
-  if (has_weights && !files.stage(weights_path, weights, &error)) {
-    diags.error(DiagLocation::in_file(weights_path), error);
-    return false;
-  }
-  if (!files.stage(path, model_to_json_text(model, weights_name), &error) ||
-      !files.commit(&error)) {
-    diags.error(DiagLocation::in_file(path), error);
-    return false;
-  }
-  remove_superseded_weights(path, weights_name);
-  return true;
 }
 
 }  // namespace graft

@@ -579,6 +579,8 @@ class Driver {
       // Usually `target` is a constant of the match itself (the batch norm's weight
       // "bn1.weight" for the fused conv "bn1"), whose readers were just erased: the folded
       // value replaces it. While a live node still reads it, the value gets a name of its own.
+      // A root named "__metadata__" must not name its folded value so (kReservedConstantName).
+      if (target == kReservedConstantName) target = store.unique_name(target);
       ConstantRef ref = store.store_unless_read(target, std::move(folded->value));
       if (ref.stamp == 0) {
         target = store.unique_name(target);

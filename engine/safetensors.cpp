@@ -1,4 +1,4 @@
-// Reads and writes safetensors files. The reader checks the whole header before it hands out a
+// Reads safetensors files (safetensors_writer.cpp writes them). The reader checks the whole header before it hands out a
 // single tensor: every problem becomes a diagnostic located by the header's JSON pointer, and no
 // byte outside the input is ever read. Tensor data is never copied: ConstantTensor::data points
 // into the mapping and ConstantTensor::owner keeps the mapping alive.
@@ -17,7 +17,6 @@
 
 #include "engine/safetensors_header.h"
 #include "engine/support/confined_path.h"
-#include "engine/support/check.h"
 #include "engine/support/input_file.h"
 
 namespace graft {
@@ -119,42 +118,6 @@ std::optional<SafetensorsFile> parse_safetensors(const std::byte* data, size_t s
   return detail::parse_safetensors_header(
       {reinterpret_cast<const char*>(data + kLengthBytes), header_length},
       data + kLengthBytes + header_length, room - header_length, owner, display_name, diags);
-}
-
-// ** Writing **
-
-std::string serialize_safetensors(const std::map<std::string, ConstantTensor>& tensors,
-                                  const std::map<std::string, std::string>& metadata) {
-  json header = json::object();
-  uint64_t offset = 0;
-  for (const auto& [name, t] : tensors) {
-    // A tensor with this name would be read back as the metadata block.
-    GRAFT_CHECK(name != kMetadataKey) << "a tensor cannot be named '" << kMetadataKey << "'";
-    GRAFT_DCHECK(t.nbytes % dtype_size(t.dtype()) == 0 && element_count(t.shape()) == t.numel())
-        << "tensor '" << name << "' has " << t.nbytes << " bytes for " << type_to_string(t.type());
-    header[name] = {{"dtype", dtype_safetensors_name(t.dtype())},
-                    {"shape", t.shape()},
-                    {"data_offsets", json::array({offset, offset + t.nbytes})}};
-    offset += t.nbytes;
-  }
-  if (!metadata.empty()) header[kMetadataKey] = metadata;
-
-  // Compact and key-sorted (nlohmann's object is a std::map), hence deterministic. Names that
-  // are not valid UTF-8 are written with U+FFFD rather than throwing from a writer.
-  std::string text = header.dump(-1, ' ', false, json::error_handler_t::replace);
-  // Padding to 8 keeps the data section 8-aligned in the file, as the reference writer does.
-  text.append((8 - text.size() % 8) % 8, ' ');
-
-  std::string out;
-  out.reserve(kLengthBytes + text.size() + offset);
-  for (size_t i = 0; i < kLengthBytes; ++i) {
-    out.push_back(static_cast<char>((static_cast<uint64_t>(text.size()) >> (8 * i)) & 0xff));
-  }
-  out += text;
-  for (const auto& [name, t] : tensors) {
-    if (t.nbytes > 0) out.append(reinterpret_cast<const char*>(t.data), t.nbytes);
-  }
-  return out;
 }
 
 }  // namespace graft

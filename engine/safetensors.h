@@ -1,5 +1,5 @@
-// The safetensors format: read with full bounds checking (memory-mapped, no copies) and
-// write deterministically. https://huggingface.co/docs/safetensors — an 8-byte little-endian
+// The safetensors format: read with full bounds checking (memory-mapped, no copies); written
+// by safetensors_writer.h. https://huggingface.co/docs/safetensors — an 8-byte little-endian
 // header length, a JSON header {name: {dtype, shape, data_offsets}, "__metadata__": {…}}, data.
 #pragma once
 
@@ -52,9 +52,5 @@ struct SafetensorsFile {
 [[nodiscard]] std::optional<SafetensorsFile> parse_safetensors(
     const std::byte* data, size_t size, std::shared_ptr<const void> owner,
     const std::string& display_name, DiagnosticEngine& diags);
-
-/// The bytes of a safetensors file holding `tensors` (sorted by name, header padded to 8).
-std::string serialize_safetensors(const std::map<std::string, ConstantTensor>& tensors,
-                                  const std::map<std::string, std::string>& metadata = {});
 
 }  // namespace graft

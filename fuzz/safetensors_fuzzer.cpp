@@ -10,6 +10,7 @@
 #include <string>
 
 #include "engine/safetensors.h"
+#include "engine/safetensors_writer.h"
 #include "fuzz/fuzz_support.h"
 
 namespace {

@@ -1,5 +1,6 @@
 #include "engine/support/content_hash.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace graft {
@@ -21,28 +22,50 @@ uint64_t avalanche(uint64_t x) {
 
 }  // namespace
 
-uint64_t content_hash(std::string_view bytes) {
-  // Four independent lanes keep the multiplier pipeline busy; they are folded at the end.
-  uint64_t lane[4] = {kMul1, kMul2, ~kMul1, ~kMul2};
+ContentHasher::ContentHasher() : lane_{kMul1, kMul2, ~kMul1, ~kMul2}, pending_{} {}
+
+void ContentHasher::mix_block(const char* p) {
+  // Four independent lanes keep the multiplier pipeline busy; they are folded in digest().
+  for (uint64_t& h : lane_) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    h = rotl(h ^ (w * kMul1), 31) * kMul2;
+    p += 8;
+  }
+}
+
+void ContentHasher::update(std::string_view bytes) {
+  total_ += bytes.size();
   const char* p = bytes.data();
   size_t n = bytes.size();
-  while (n >= 32) {
-    for (uint64_t& h : lane) {
-      uint64_t w;
-      std::memcpy(&w, p, 8);
-      h = rotl(h ^ (w * kMul1), 31) * kMul2;
-      p += 8;
-    }
-    n -= 32;
+  if (pending_size_ > 0) {
+    size_t take = std::min(n, kBlock - pending_size_);
+    std::memcpy(pending_ + pending_size_, p, take);
+    pending_size_ += take;
+    p += take;
+    n -= take;
+    if (pending_size_ < kBlock) return;
+    mix_block(pending_);
+    pending_size_ = 0;
   }
-  uint64_t h = bytes.size();
-  for (uint64_t l : lane) h = rotl(h ^ avalanche(l), 27) * kMul1;
-  while (n > 0) {
-    unsigned char c = static_cast<unsigned char>(*p++);
-    h = (h ^ c) * kMul2;
-    --n;
+  for (; n >= kBlock; p += kBlock, n -= kBlock) mix_block(p);
+  std::memcpy(pending_, p, n);
+  pending_size_ = n;
+}
+
+uint64_t ContentHasher::digest() const {
+  uint64_t h = total_;
+  for (uint64_t l : lane_) h = rotl(h ^ avalanche(l), 27) * kMul1;
+  for (size_t i = 0; i < pending_size_; ++i) {
+    h = (h ^ static_cast<unsigned char>(pending_[i])) * kMul2;
   }
   return avalanche(h);
+}
+
+uint64_t content_hash(std::string_view bytes) {
+  ContentHasher hasher;
+  hasher.update(bytes);
+  return hasher.digest();
 }
 
 std::string hash_hex(uint64_t hash) {

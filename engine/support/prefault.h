@@ -1,4 +1,5 @@
-// Faulting fresh memory in ahead of a burst of writes.
+// Page residency hints: faulting fresh memory in ahead of a burst of writes, and handing back
+// pages that were read once and are done with.
 #pragma once
 
 #include <cstddef>
@@ -15,5 +16,13 @@ namespace graft {
 /// kernel declines, pages fault as usual. (A hash table's slot array, populated the same way
 /// when it grows, measured no better: not used there.)
 void populate_for_writing(void* p, size_t bytes);
+
+/// Asks the kernel to reclaim the whole pages inside [p, p + bytes), which the caller has read
+/// and will not need soon: the saver streams weights from a memory-mapped file, and without
+/// this every page it copied would stay in the process's resident set until the end, as many
+/// as the weights are large. The memory stays valid (MADV_PAGEOUT keeps the contents; a later
+/// read faults them in again). Only a hint: elsewhere, or when the kernel declines, nothing
+/// happens.
+void page_out(const void* p, size_t bytes);
 
 }  // namespace graft

@@ -46,9 +46,9 @@ case "$case_name" in
     expect 0 "wrote" -- "$rewrite" "$example" -o "$tmp/a.json"
     expect 0 "wrote" -- "$rewrite" "$tmp/a.json" -o "$tmp/b.json"
     # Weights files are named after their contents: the same weights, the same hash.
-    a_weights=$(ls "$tmp" | grep -E '^a\.[0-9a-f]{16}\.safetensors$') || fail "no weights written"
-    cmp -s "$tmp/$a_weights" "$tmp/b.${a_weights#a.}" || fail "weights differ after a round trip"
-    diff <(sed 's/"a\./"X./' "$tmp/a.json") <(sed 's/"b\./"X./' "$tmp/b.json") \
+    a_weights=$(ls "$tmp" | grep -E '^a\.json\.[0-9a-f]{16}\.safetensors$') || fail "no weights written"
+    cmp -s "$tmp/$a_weights" "$tmp/b.json.${a_weights#a.json.}" || fail "weights differ after a round trip"
+    diff <(sed 's/"a\.json\./"X./' "$tmp/a.json") <(sed 's/"b\.json\./"X./' "$tmp/b.json") \
       || fail "model.json differs after a round trip"
     ;;
   never-overwrites-input)
@@ -350,6 +350,125 @@ PY
     expect 0 "" -- "$rewrite" run "$example" --threads 1024
     # OMP_NUM_THREADS is held to the same limit.
     expect 0 "" -- env OMP_NUM_THREADS=100000 "$rewrite" run "$example"
+    ;;
+  other-models-files)
+    # `rewrite m.json -o m.fused` removed m.json's weights: they looked like the output's own.
+    rules="$src/rules/fold_bn.rules"
+    expect 0 "wrote" -- "$rewrite" "$example" -o "$tmp/m.json"
+    for out in m.fused m.json.out m; do
+      expect 0 "wrote" -- "$rewrite" --rules "$rules" "$tmp/m.json" -o "$tmp/$out"
+      expect 0 "wrote" -- "$rewrite" "$tmp/m.json" -o "$tmp/$out"  # replaces $out's weights
+      expect 0 "stem_conv" -- "$rewrite" print "$tmp/m.json"
+      expect 0 "stem_conv" -- "$rewrite" print "$tmp/$out"
+    done
+    [ "$(ls "$tmp" | grep -c safetensors)" = 4 ] || fail "expected one weights file per model: $(ls "$tmp")"
+    ;;
+  concurrent-writes)
+    # Runs writing one -o at once take turns (the output's lock), so the survivor names
+    # weights that exist and no run's weights are left over. Two outputs with different weights.
+    fold="$src/rules/fold_bn.rules"
+    for round in 1 2 3 4 5 6; do
+      pids=() failed=0
+      for run in 1 2 3; do
+        "$rewrite" "$example" -o "$tmp/out/out.json" 2>/dev/null & pids+=($!)
+        "$rewrite" --rules "$fold" "$example" -o "$tmp/out/out.json" 2>/dev/null & pids+=($!)
+      done
+      for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+      [ "$failed" = 0 ] || fail "a concurrent run failed (round $round)"
+      expect 0 "float32[N, 10]" -- "$rewrite" print "$tmp/out/out.json"
+      left=$(ls -A "$tmp/out" | grep -v '^out\.json$')
+      [ "$(wc -l <<<"$left")" = 1 ] && grep -qF "\"$left\"" "$tmp/out/out.json" \
+        || fail "round $round left more than the weights out.json names: $left"
+    done
+    ;;
+  output-kinds)
+    # Outputs are renamed into place: one that exists and is not a regular file is refused
+    # (as root, -o /dev/null used to replace the device node with a regular file).
+    mkfifo "$tmp/fifo"
+    mkdir "$tmp/dir"
+    python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$tmp/socket"
+    echo "target" > "$tmp/file"
+    ln -s "$tmp/file" "$tmp/link"
+    kinds=("fifo:a FIFO" "dir:a directory" "socket:a socket" "link:a symbolic link")
+    # A device node with /dev/null's numbers, where this user may make one.
+    mknod "$tmp/null" c 1 3 2>/dev/null && kinds+=("null:a character device")
+    for kind in "${kinds[@]}"; do
+      out="$tmp/${kind%%:*}" what="${kind#*:}"
+      expect 1 "cannot write '$out': it is $what" -- "$rewrite" "$example" -o "$out"
+      expect 1 "cannot write '$out': it is $what" -- "$rewrite" dot "$example" -o "$out"
+      expect 1 "cannot write '$out': it is $what" -- "$rewrite" run "$example" -o "$out"
+      expect 1 "cannot write '$out': it is $what" -- "$rewrite" "$example" -o "$tmp/o.json" --dot-after "$out"
+    done
+    [ -p "$tmp/fifo" ] && [ -d "$tmp/dir" ] && [ -S "$tmp/socket" ] && [ -L "$tmp/link" ] \
+      || fail "an output that is not a regular file was replaced"
+    [ ! -e "$tmp/null" ] || [ -c "$tmp/null" ] || fail "the device node was replaced"
+    [ "$(cat "$tmp/file")" = "target" ] || fail "the link's target was written"
+    ls "$tmp" | grep -q safetensors && fail "a refused run wrote weights"
+    ;;
+  save-memory)
+    # Weights are streamed to the file: saving 128 MiB of weights (a sparse file) takes little
+    # more memory than loading the model does (it used to take twice the weights: a string
+    # holding them all, and every page of the mapped weights file it had read).
+    python3 - "$tmp/big" <<'PY'
+import json, struct, sys
+n, m = 4096, 8192
+header = json.dumps({"w": {"dtype": "F32", "shape": [n, m], "data_offsets": [0, n * m * 4]}}).encode()
+header += b" " * (-len(header) % 8)
+with open(sys.argv[1] + ".safetensors", "wb") as f:
+    f.write(struct.pack("<Q", len(header)) + header)
+    f.truncate(8 + len(header) + n * m * 4)
+nodes = [{"name": "x", "op": "placeholder", "target": "x", "meta": {"shape": ["N", m], "dtype": "float32"}},
+         {"name": "w", "op": "get_attr", "target": "w"},
+         {"name": "y", "op": "call_function", "target": "linear", "args": [{"node": "x"}, {"node": "w"}]},
+         {"name": "output", "op": "output", "target": "output", "args": [[{"node": "y"}]]}]
+json.dump({"format": "graft.model", "version": 1, "weights": "big.safetensors", "nodes": nodes},
+          open(sys.argv[1] + ".json", "w"))
+PY
+    peak_kib() {  # the peak resident memory of a command, in KiB
+      python3 -c 'import resource, subprocess, sys
+code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if code == 0 else "failed")' "$@"
+    }
+    load_kib=$(peak_kib "$rewrite" print "$tmp/big.json")
+    save_kib=$(peak_kib "$rewrite" "$tmp/big.json" -o "$tmp/out/big.json")
+    [ "$load_kib" != failed ] && [ "$save_kib" != failed ] || fail "the big model did not load or save"
+    cmp -s <(tail -c 134217728 "$tmp/big.safetensors") <(tail -c 134217728 "$tmp/out/"big.json.*.safetensors) \
+      || fail "the saved weights differ"
+    [ $((save_kib - load_kib)) -lt 32768 ] \
+      || fail "saving 128 MiB of weights took $(((save_kib - load_kib) / 1024)) MiB more than loading them"
+    ;;
+  unsaveable-values)
+    # Values model.json or safetensors cannot hold are rejected at load, with their place.
+    printf '{"format": "graft.model", "version": 1, "nodes": [
+      {"name": "x", "op": "placeholder", "target": "x", "meta": {"shape": [2], "dtype": "int64"}},
+      {"name": "a", "op": "call_function", "target": "add", "args": [{"node": "x"}, 18446744073709551615]},
+      {"name": "output", "op": "output", "args": [[{"node": "a"}]]}]}' > "$tmp/big_scalar.json"
+    expect 1 "big_scalar.json: /nodes/1/args/1: error: integer 18446744073709551615 does not fit in int64" \
+      -- "$rewrite" "$tmp/big_scalar.json" -o "$tmp/out.json"
+    tensors='"tensors": {"__metadata__": {"dtype": "float32", "shape": [2], "data": [1, 2]}}'
+    printf '{"format": "graft.model", "version": 1, %s, "nodes": [
+      {"name": "x", "op": "placeholder", "target": "x", "meta": {"shape": [2], "dtype": "float32"}},
+      {"name": "c", "op": "get_attr", "target": "__metadata__"},
+      {"name": "a", "op": "call_function", "target": "add", "args": [{"node": "x"}, {"node": "c"}]},
+      {"name": "output", "op": "output", "args": [[{"node": "a"}]]}]}' "$tensors" > "$tmp/reserved.json"
+    expect 1 "reserved.json: /tensors/__metadata__: error: a tensor cannot be named '__metadata__'" \
+      -- "$rewrite" "$tmp/reserved.json" -o "$tmp/out.json"
+    [ ! -e "$tmp/out.json" ] || fail "a rejected model was written"
+    # A constant folded from a node named __metadata__ is stored under another name.
+    tensors='"tensors": {"c": {"dtype": "float32", "shape": [2], "data": [1, 2]}}'
+    printf '{"format": "graft.model", "version": 1, %s, "nodes": [
+      {"name": "x", "op": "placeholder", "target": "x", "meta": {"shape": [2], "dtype": "float32"}},
+      {"name": "c", "op": "get_attr", "target": "c"},
+      {"name": "__metadata__", "op": "call_function", "target": "mul", "args": [{"node": "c"}, {"node": "c"}]},
+      {"name": "a", "op": "call_function", "target": "add", "args": [{"node": "x"}, {"node": "__metadata__"}]},
+      {"name": "output", "op": "output", "args": [[{"node": "a"}]]}]}' "$tensors" > "$tmp/folds.json"
+    printf 'rule fold_mul {
+      pattern(a, b) { return mul(a, b) }
+      where const(a, b)
+      replacement { return fold(a * b) }
+    }\n' > "$tmp/fold.rules"
+    expect 0 "1 rewrite" -- "$rewrite" --rules "$tmp/fold.rules" "$tmp/folds.json" -o "$tmp/folded.json"
+    expect 0 "__metadata___1" -- "$rewrite" print "$tmp/folded.json"
     ;;
   *) fail "unknown case" ;;
 esac

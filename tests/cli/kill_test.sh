@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A `rewrite` killed (SIGKILL) at any moment leaves the previous output or the new one, never a
 # torn or mixed model (docs/reliability.md, "Atomic writes"); one stopped by SIGTERM also leaves
-# no temporary file. The model carries 64 MiB of weights so that a good share of the kills land
+# no temporary file, and the next run writing the same output removes whatever a killed one
+# left beside it. The model carries 64 MiB of weights so that a good share of the kills land
 # while files are being written. Kills alternate between SIGKILL and SIGTERM.
 #   kill_test.sh REWRITE_BINARY SOURCE_DIR [KILLS]
 set -uo pipefail
@@ -73,7 +74,7 @@ start=$(date +%s%N)
 "$rewrite" --rules "$src/rules/fold_bn.rules" "$tmp/model.json" -o "$tmp/time/out.json" >/dev/null
 full_ns=$(( $(date +%s%N) - start ))
 
-declare -A seen=([old]=0 [new]=0 [mid-write]=0 [terminated]=0)
+declare -A seen=([old]=0 [new]=0 [mid-write]=0 [terminated]=0 [left-over]=0)
 # One run of rewrite into a copy of the old output, sent signal $2 (KILL or TERM) after $1 ns.
 kill_after() {
   local delay_ns=$1 signal=${2:-KILL} pid state status
@@ -98,6 +99,15 @@ kill_after() {
   esac
   # Whatever was left must load.
   "$rewrite" print "$tmp/run/out.json" >/dev/null 2>&1 || fail "a kill after $((delay_ns / 1000000)) ms left a model that does not load"
+  # Anything else the killed run left (weights not yet named by out.json, a temporary, the
+  # lock file with its record) is removed by the next run writing the same output.
+  if [ "$(ls -A "$tmp/run" | wc -l)" -gt 2 ]; then
+    seen[left-over]=$((seen[left-over] + 1))
+    "$rewrite" --rules "$src/rules/fold_bn.rules" "$tmp/model.json" -o "$tmp/run/out.json" \
+      >/dev/null 2>&1 || fail "the run after a kill failed"
+    [ "$(state_of "$tmp/run")" = new ] && [ "$(ls -A "$tmp/run" | wc -l)" = 2 ] \
+      || fail "the run after a kill left $(ls -A "$tmp/run" | tr '\n' ' ')"
+  fi
 }
 # Kill points spread evenly over a whole run (and a little past it).
 for ((i = 1; i <= kills; i++)); do
@@ -142,7 +152,7 @@ for ((try = 0; try < 8 && conclusive == 0; try++)); do
 done
 [ "$conclusive" = 1 ] || fail "no SIGTERM landed while a temporary existed in 8 tries"
 
-echo "$kills kills over a ${full_ns:0:-6} ms run: ${seen[old]} left the old output, ${seen[new]} the new one; ${seen[mid-write]} SIGKILLs landed while writing; ${seen[terminated]} SIGTERMs ended a run, leaving no temporary; a SIGTERM while a temporary existed removed it"
+echo "$kills kills over a ${full_ns:0:-6} ms run: ${seen[old]} left the old output, ${seen[new]} the new one; ${seen[mid-write]} SIGKILLs landed while writing; ${seen[terminated]} SIGTERMs ended a run, leaving no temporary; the next run cleared what ${seen[left-over]} left; a SIGTERM while a temporary existed removed it"
 [ "${seen[old]}" -gt 0 ] && [ "${seen[new]}" -gt 0 ] || fail "the kills did not cover both outcomes"
 [ "${seen[terminated]}" -gt 0 ] || fail "no SIGTERM ended a run"
 echo "ok (kill)"

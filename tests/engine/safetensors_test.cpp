@@ -2,7 +2,10 @@
 // test per rejection path with its exact message and JSON pointer. Headers are written inline
 // as JSON text so each test shows the bytes it feeds the reader.
 #include "engine/safetensors.h"
+#include "engine/safetensors_writer.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <vector>
@@ -127,6 +130,33 @@ TEST_CASE("safetensors writer sorts by name, pads the header with spaces and pac
   header.append((8 - header.size() % 8) % 8, ' ');
   CHECK(header.size() % 8 == 0);
   CHECK(bytes == make_file(header, bytes_of({0.5f, 1.0f, 2.0f})));
+}
+
+TEST_CASE("safetensors writer streams a big tensor in pieces no larger than a chunk",
+          "[engine][safetensors]") {
+  // The saver writes weights larger than memory this way; it used to build the whole file in
+  // one string.
+  struct PieceSink : ByteSink {
+    bool write(std::string_view bytes) override {
+      largest = std::max(largest, bytes.size());
+      all.append(bytes);
+      return pieces++ < fail_after;
+    }
+    size_t largest = 0, pieces = 0, fail_after = SIZE_MAX;
+    std::string all;
+  };
+  std::map<std::string, ConstantTensor> tensors = sample_tensors();
+  std::vector<std::byte> big(2 * kSafetensorsChunk + 12345);
+  for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<std::byte>(i * 31 % 251);
+  tensors["big"] = ConstantTensor::owned(DType::kUInt8, {static_cast<Dim>(big.size())}, big);
+  PieceSink sink;
+  REQUIRE(write_safetensors(tensors, {{"k", "v"}}, sink));
+  CHECK(sink.largest == kSafetensorsChunk);
+  CHECK(sink.all == serialize_safetensors(tensors, {{"k", "v"}}));
+  PieceSink failing;
+  failing.fail_after = 2;  // the sink's failure stops the writer
+  CHECK_FALSE(write_safetensors(tensors, {}, failing));
+  CHECK(failing.pieces == 3);
 }
 
 TEST_CASE("safetensors writer includes __metadata__ only when it is not empty",

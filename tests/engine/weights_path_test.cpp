@@ -9,6 +9,7 @@
 
 #include "engine/model_json.h"
 #include "engine/safetensors.h"
+#include "engine/safetensors_writer.h"
 #include "tests/testing/test_paths.h"
 
 using namespace graft;

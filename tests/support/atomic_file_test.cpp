@@ -1,6 +1,8 @@
 #include "engine/support/atomic_file.h"
 
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <vector>
 
 #include "tests/testing/test_paths.h"
 
@@ -58,6 +61,64 @@ TEST_CASE("an uncommitted file set removes its temporaries", "[support]") {
   REQUIRE(files.commit(&error));
   CHECK(testing::read_file(dir + "/a") == "1");
   CHECK(testing::read_file(dir + "/b") == "2");
+}
+
+TEST_CASE("an output that exists and is not a regular file is refused, and left as it is",
+          "[support]") {
+  // Every write renames a new file over its target: as root, `-o /dev/null` replaced the
+  // device node with a regular file, and a FIFO was replaced the same way.
+  std::string dir = testing::make_temp_dir("atomic-kinds");
+  REQUIRE(::mkfifo((dir + "/fifo").c_str(), 0644) == 0);
+  std::filesystem::create_directory(dir + "/dir");
+  testing::write_file(dir + "/file", "target");
+  std::filesystem::create_symlink(dir + "/file", dir + "/link");
+  struct Case {
+    const char* name;
+    const char* message;
+  };
+  std::vector<Case> cases = {{"fifo", "it is a FIFO, not a regular file"},
+                             {"dir", "it is a directory"},
+                             {"link", "it is a symbolic link"}};
+  // A character device like /dev/null (its numbers), where this process may make one.
+  if (::mknod((dir + "/null").c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0) {
+    cases.push_back({"null", "it is a character device, not a regular file"});
+  }
+  for (const Case& c : cases) {
+    INFO(c.name);
+    std::string path = dir + "/" + c.name;
+    std::string error;
+    CHECK_FALSE(check_output_path(path, &error));
+    CHECK(error.rfind("cannot write '" + path + "': " + c.message, 0) == 0);
+    CHECK_FALSE(write_file_atomically(path, "x", &error));
+    AtomicFileSet files;
+    CHECK_FALSE(files.begin(path, &error));
+  }
+  struct stat st {};
+  CHECK((::stat((dir + "/fifo").c_str(), &st) == 0 && S_ISFIFO(st.st_mode)));
+  CHECK(std::filesystem::is_symlink(dir + "/link"));
+  CHECK(testing::read_file(dir + "/file") == "target");
+  std::string error;
+  CHECK(check_output_path(dir + "/file", &error));
+  CHECK(check_output_path(dir + "/absent", &error));
+}
+
+TEST_CASE("a file staged piece by piece is committed under the name chosen at its end",
+          "[support]") {
+  std::string dir = testing::make_temp_dir("atomic-stream");
+  std::string error;
+  AtomicFileSet files;
+  REQUIRE(files.begin(dir + "/out.json", &error));
+  CHECK(files.last_temp().find("/.out.json.tmp.") != std::string::npos);
+  REQUIRE(files.write("piece one, ", &error));
+  REQUIRE(files.write("piece two", &error));
+  REQUIRE(files.finish(&error, dir + "/out.json.named"));
+  REQUIRE(files.stage(dir + "/out.json", "model", &error));
+  REQUIRE(files.commit(&error));
+  CHECK(testing::read_file(dir + "/out.json.named") == "piece one, piece two");
+  CHECK(testing::read_file(dir + "/out.json") == "model");
+  int entries = 0;
+  for ([[maybe_unused]] auto& e : std::filesystem::directory_iterator(dir)) ++entries;
+  CHECK(entries == 2);
 }
 
 namespace {

@@ -19,6 +19,11 @@ Handler setup_dot(CLI::App& sub) {
   sub.add_option("-o,--output", *output, "write the DOT here (atomically) instead of stdout");
   add_allow_path_option(sub, *paths);
   return [path, output, paths]() {
+    std::string error;
+    if (!output->empty() && !check_output_path(*output, &error)) {
+      std::cerr << "rewrite: error: " << escape_for_terminal(error) << "\n";
+      return kExitInputRejected;
+    }
     std::optional<Model> model = load_verified_model(*path, *paths);
     if (!model) return kExitInputRejected;
     DotOptions options;
@@ -28,7 +33,6 @@ Handler setup_dot(CLI::App& sub) {
       std::cout << dot;
       return kExitOk;
     }
-    std::string error;
     if (!write_file_atomically(*output, dot, &error)) {
       std::cerr << "rewrite: error: " << escape_for_terminal(error) << "\n";
       return kExitInputRejected;

@@ -79,6 +79,14 @@ int rewrite_model(const RewriteFlags& flags) {
               << " is the input model; pass --in-place to overwrite it\n";
     return kExitUsage;
   }
+  // Outputs that cannot be written are refused before any work is done.
+  for (const std::string& path : {writes ? output : "", flags.dot_before, flags.dot_after}) {
+    std::string error;
+    if (!path.empty() && !check_output_path(path, &error)) {
+      std::cerr << "rewrite: error: " << error << "\n";
+      return kExitInputRejected;
+    }
+  }
   // Rules first: they are usually what is being edited, and they do not need the model.
   SourceManager sources;
   DiagnosticEngine rule_diags(&sources);

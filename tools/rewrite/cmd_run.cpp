@@ -5,6 +5,7 @@
 
 #include <iostream>
 
+#include "engine/support/atomic_file.h"
 #include "engine/support/terminal_text.h"
 #include "runtime/npy.h"
 #include "tools/rewrite/commands.h"
@@ -32,6 +33,11 @@ int run_model(const RunFlags& flags) {
     diags.render(std::cerr);
     return kExitInputRejected;
   };
+  // An output that cannot be written is refused before the model is compiled and run.
+  if (std::string error; !flags.output.empty() && !check_output_path(flags.output, &error)) {
+    diags.error(DiagLocation::in_file(flags.output), error);
+    return fail();
+  }
   RunInputs spec;
   spec.seed = flags.seed;
   if (flags.batch > 0) spec.batch = flags.batch;
