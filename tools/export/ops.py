@@ -26,7 +26,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from .common import BatchDependent, Ref, Unsupported
+from .common import Dependent, Ref, Unsupported
 
 # ** helpers **
 
@@ -38,9 +38,8 @@ def _tensor(value, what):
 
 
 def _int(value, what):
-    if isinstance(value, BatchDependent):
-        raise Unsupported("%s depends on the batch size (%d at batch B, %d at B + 1); export "
-                          "with --static-batch" % (what, value.small, value.large))
+    if isinstance(value, Dependent):
+        raise value.error(what)
     if isinstance(value, bool) or not isinstance(value, int):
         raise Unsupported("%s must be an int, got %r" % (what, value))
     return value
@@ -62,23 +61,6 @@ def _dims(value, what):
     if value is None:
         return None
     return _ints(value, what)
-
-
-def _shape(value, what="shape"):
-    """A reshape target. A size computed from the batch (x.size(0)) becomes the one -1, which
-    is exact: the element count fixes the single unknown dim."""
-    if isinstance(value, (tuple, list)) and len(value) == 1 and isinstance(value[0], (tuple, list)):
-        value = value[0]  # x.view((a, b)) as well as x.view(a, b)
-    if not isinstance(value, (tuple, list)):
-        value = [value]
-    dependent = [i for i, v in enumerate(value) if isinstance(v, BatchDependent)]
-    result = [v if isinstance(v, BatchDependent) else _int(v, what) for v in value]
-    if dependent:
-        if len(dependent) > 1 or -1 in result:
-            raise Unsupported("%s %r has more than one size that depends on the batch size; "
-                              "export with --static-batch" % (what, value))
-        result[dependent[0]] = -1
-    return result
 
 
 def _pool_stride(stride):
@@ -294,7 +276,8 @@ def flatten(cx, input, start_dim=0, end_dim=-1):
 
 
 def reshape(cx, input, shape):
-    return cx.call("reshape", [input], shape=_shape(shape))
+    # The recorded shapes say which sizes follow the symbols (builder.GraphBuilder.reshape).
+    return cx.reshape(_tensor(input, "input"))
 
 
 def permute(cx, input, dims):
