@@ -3,7 +3,7 @@
 
     export_fx.py torchvision:resnet18 -o out/resnet18 --batch 1 --reference
     export_fx.py mypkg.models:make_net -o out/net --input-shape 3,32,32
-    export_fx.py path/to/gpt.py:make_gpt -o out/gpt --dynamic-dim T=idx:1
+    export_fx.py path/to/model.py:make_model -o out/model --dynamic-dim T=tokens:1
 
 The model is built after torch.manual_seed(--seed) and exported in eval mode; torchvision
 models get weights=None. A factory may return (module, example_inputs). The model is captured
