@@ -9,7 +9,6 @@ the example (the converter refuses the ops that read values, such as aten._local
 """
 import inspect
 
-import torch
 from torch.fx.experimental.proxy_tensor import PythonKeyTracer, make_fx
 from torch.nn.utils import stateless
 from torch.overrides import TorchFunctionMode

@@ -16,8 +16,8 @@ import operator
 
 import torch
 
-from .aten_rows import Const, Row, as_int, check_options, first_output, identity, unsupported
-from .common import Ref, Unsupported, advice
+from .aten_rows import Const, Row, check_options, first_output, identity, unsupported
+from .common import Ref, Unsupported, advice, as_int
 
 # Graft ops the table emits that graft's registry does not have yet: signatures in torch's
 # terms (PyTorch 1.13 torch.* / F.* / Tensor method names, parameter order and defaults).

@@ -15,7 +15,7 @@ of the ATen schema is one of these (tests/models/aten_table_test.py checks it). 
 """
 import torch
 
-from .common import Dependent, Ref, Unsupported
+from .common import Dependent, Ref, Unsupported, as_int
 
 TENSOR_OPTIONS = ("layout", "device", "pin_memory")
 
@@ -65,14 +65,6 @@ class Args:
 
     def _what(self, name):
         return "argument '%s' of %s" % (name, self.target)
-
-
-def as_int(value, what):
-    if isinstance(value, Dependent):
-        raise value.error(what)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise Unsupported("%s must be an int, got %r" % (what, value))
-    return value
 
 
 def bind(target, args, kwargs):

@@ -85,6 +85,15 @@ def advice(symbols):
     return " or ".join(parts)
 
 
+def as_int(value, what):
+    """`value` as an int constant, or Unsupported saying what it is instead."""
+    if isinstance(value, Dependent):
+        raise value.error(what)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise Unsupported("%s must be an int, got %r" % (what, value))
+    return value
+
+
 class Failed:
     """The value of a node that could not be converted; its users are skipped quietly."""
 

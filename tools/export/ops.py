@@ -26,7 +26,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from .common import Dependent, Ref, Unsupported
+from .common import Ref, Unsupported, as_int
 
 # ** helpers **
 
@@ -37,20 +37,12 @@ def _tensor(value, what):
     return value
 
 
-def _int(value, what):
-    if isinstance(value, Dependent):
-        raise value.error(what)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise Unsupported("%s must be an int, got %r" % (what, value))
-    return value
-
-
 def _ints(value, what, n=None):
     """An int or a sequence of ints as a list; a single int is repeated n times."""
     if isinstance(value, (tuple, list)):
-        result = [_int(v, what) for v in value]
+        result = [as_int(v, what) for v in value]
     else:
-        result = [_int(value, what)] * (n or 1)
+        result = [as_int(value, what)] * (n or 1)
     if n is not None and len(result) != n:
         raise Unsupported("%s must have %d values, got %r" % (what, n, value))
     return result
@@ -76,7 +68,7 @@ def _output_size(cx, input, output_size):
     if len(sizes) != 2:
         raise Unsupported("output_size must have 2 values, got %r" % (output_size,))
     shape = cx.shape(input)
-    return [shape[len(shape) - 2 + i] if s is None else _int(s, "output_size")
+    return [shape[len(shape) - 2 + i] if s is None else as_int(s, "output_size")
             for i, s in enumerate(sizes)]
 
 
@@ -115,7 +107,7 @@ def conv2d(cx, input, weight, bias=None, stride=1, padding=0, dilation=1, groups
     return cx.call("conv2d", [_tensor(input, "input"), _tensor(weight, "weight"), bias],
                    stride=_ints(stride, "stride", 2),
                    padding=_conv_padding(cx, weight, padding, dilation),
-                   dilation=dilation, groups=_int(groups, "groups"))
+                   dilation=dilation, groups=as_int(groups, "groups"))
 
 
 def linear(cx, input, weight, bias=None):
@@ -144,7 +136,7 @@ def _softmax(op):
         if dim is None:
             raise Unsupported("%s without dim (torch's implicit dim is deprecated)" % op)
         _no_dtype(dtype)
-        return cx.call(op, [input], dim=_int(dim, "dim"))
+        return cx.call(op, [input], dim=as_int(dim, "dim"))
     return convert
 
 
@@ -271,8 +263,8 @@ def amax(cx, input, dim=(), keepdim=False):
 
 
 def flatten(cx, input, start_dim=0, end_dim=-1):
-    return cx.call("flatten", [input], start_dim=_int(start_dim, "start_dim"),
-                   end_dim=_int(end_dim, "end_dim"))
+    return cx.call("flatten", [input], start_dim=as_int(start_dim, "start_dim"),
+                   end_dim=as_int(end_dim, "end_dim"))
 
 
 def reshape(cx, input, shape):
@@ -285,20 +277,20 @@ def permute(cx, input, dims):
 
 
 def transpose(cx, input, dim0, dim1):
-    return cx.call("transpose", [input], dim0=_int(dim0, "dim0"), dim1=_int(dim1, "dim1"))
+    return cx.call("transpose", [input], dim0=as_int(dim0, "dim0"), dim1=as_int(dim1, "dim1"))
 
 
 def unsqueeze(cx, input, dim):
-    return cx.call("unsqueeze", [input], dim=_int(dim, "dim"))
+    return cx.call("unsqueeze", [input], dim=as_int(dim, "dim"))
 
 
 def squeeze(cx, input, dim=None):
-    return cx.call("squeeze", [input], dim=None if dim is None else _int(dim, "dim"))
+    return cx.call("squeeze", [input], dim=None if dim is None else as_int(dim, "dim"))
 
 
 def cat(cx, tensors, dim=0):
     return cx.call("cat", [[_tensor(t, "each of cat's tensors") for t in tensors]],
-                   dim=_int(dim, "dim"))
+                   dim=as_int(dim, "dim"))
 
 
 def _same_op(op):
