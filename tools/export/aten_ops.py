@@ -11,13 +11,12 @@ schema, the registry and PROPOSED.
 Ops that depend on no input (arange, zeros, a constant mask) are folded into constants before
 the table is consulted (aten_converter.py); their rows are used only when a size is symbolic.
 """
-import math
 import operator
 
 import torch
 
-from .aten_rows import Const, Row, check_options, first_output, identity, unsupported
-from .common import Ref, Unsupported, advice, as_int
+from . import aten_convert as C
+from .aten_rows import Const, Row, dtype_attr, first_output, identity, scalar, unsupported
 
 # Graft ops the table emits that graft's registry does not have yet: signatures in torch's
 # terms (PyTorch 1.13 torch.* / F.* / Tensor method names, parameter order and defaults).
@@ -77,257 +76,11 @@ PROPOSED = {
     "arange": "arange(Scalar start, Scalar end, Scalar step=1, str? dtype=None)",
 }
 
-_INT64_MAX = 9223372036854775807
-
-
-def _dtype(value):
-    """A torch dtype as graft's dtype name."""
-    from .builder import dtype_name
-    return None if value is None else dtype_name(value)
-
-
-def _scalar(value):
-    return float(value) if isinstance(value, float) else value
-
-
-# ** convolution, matmul **
-
-
-def convolution(cx, a):
-    weight = a.tensor("weight")
-    spatial = len(cx.shape(weight)) - 2
-    if spatial not in (1, 2, 3):
-        raise Unsupported("a %d-D convolution" % spatial)
-    attrs = {"stride": a.ints("stride"), "padding": a.ints("padding"),
-             "dilation": a.ints("dilation"), "groups": a.int("groups")}
-    if a.transposed:
-        attrs["output_padding"] = a.ints("output_padding")
-        op = "conv_transpose%dd" % spatial
-    else:
-        op = "conv%dd" % spatial
-    return cx.call(op, [a.tensor("input"), weight, a.bias], **attrs)
-
-
-def addmm(cx, a):
-    # self * beta + (mat1 @ mat2) * alpha; a linear layer has been recomposed into
-    # aten.linear already (aten_recompose.py), so this is a plain matrix product.
-    product = cx.step("matmul", [a.tensor("mat1"), a.tensor("mat2")])
-    if a.alpha != 1:
-        product = cx.step("mul", [product, _scalar(a.alpha)])
-    bias = a.tensor("self")
-    if a.beta != 1:
-        bias = cx.step("mul", [bias, _scalar(a.beta)])
-    return cx.call("add", [product, bias])
-
-
-def baddbmm(cx, a):
-    return addmm(cx, type(a)(a.target, dict(a.values, mat1=a.batch1, mat2=a.batch2)))
-
-
-# ** shapes **
-
-
-def transpose_2d(cx, a):
-    x = a.tensor("self")
-    if len(cx.shape(x)) < 2:
-        return x
-    return cx.call("transpose", [x], dim0=0, dim1=1)
-
-
-def reshape(cx, a):
-    return cx.reshape(a.tensor("self"))
-
-
-def expand(cx, a):
-    x = a.tensor("self")
-    ins, outs = cx.shapes(x), cx.result_shapes()
-    if all(list(ins[r]) == list(outs[r]) for r in outs):
-        return x
-    lead = len(outs[None]) - len(ins[None])
-    sizes = []
-    for k, d in enumerate(outs[None]):
-        if k >= lead and all(ins[r][k - lead] == outs[r][k] for r in outs):
-            sizes.append(-1)  # torch's "keep this dim", symbolic or not
-        elif any(outs[r][k] != d for r in outs):
-            # A new or broadcast dim of symbolic size: take the shape from a value that has it.
-            witness = cx.witness(outs)
-            if witness is None:
-                raise _symbolic_size_error("expand", outs)
-            return cx.call("expand_as", [x, witness])
-        else:
-            sizes.append(d)
-    return cx.call("expand", [x], size=sizes)
-
-
-def _symbolic_size_error(what, shapes):
-    changed = sorted(s for s, shape in shapes.items()
-                     if s is not None and tuple(shape) != tuple(shapes[None]))
-    return Unsupported("the size of %s (%s) depends on %s, and no tensor of the graph has that "
-                       "shape to take it from; graft has no symbolic sizes in attributes yet; "
-                       "%s" % (what, list(shapes[None]), "/".join(changed), advice(changed)))
-
-
-def full(fill=None):
-    """zeros/ones/full whose size follows the symbols (otherwise they are folded): full_like
-    of a value with that shape."""
-    def convert(cx, a):
-        check_options(a)
-        witness = cx.witness(cx.result_shapes())
-        if witness is None:
-            raise _symbolic_size_error(a.target, cx.result_shapes())
-        value = fill if fill is not None else _scalar(a.fill_value)
-        return cx.call("full_like", [witness], fill_value=value,
-                       dtype=_dtype(a.dtype) or _dtype(torch.float32))
-    return Row(convert=convert)
-
-
-def slice_(cx, a):
-    x = a.tensor("self")
-    dim = a.int("dim") % len(cx.shape(x))
-    step = a.int("step")
-    start = 0 if a.start is None else a.start
-    end = _INT64_MAX if a.end is None else a.end
-    sizes = {r: shape[dim] for r, shape in cx.shapes(x).items()}
-    end_runs = _runs(end, sizes)
-    if all(e >= sizes[r] for r, e in end_runs.items()):
-        end = None  # to the end, however long the dim is
-    else:
-        end = as_int(end, "the end of aten.slice.Tensor")
-    start = as_int(start, "the start of aten.slice.Tensor")
-    if start in (0, None) and end is None and step == 1:
-        return x
-    return cx.call("slice", [x], dim=dim, start=start or None, end=end,
-                   step=None if step == 1 else step)
-
-
-def _runs(value, sizes):
-    """{run: value} of an int that may be Dependent, for the runs in `sizes`."""
-    if hasattr(value, "changes"):
-        return {r: value.base if r is None else value.changes.get(r, value.base) for r in sizes}
-    return {r: value for r in sizes}
-
-
-def cat(cx, a):
-    tensors = [t for t in a.tensors if not (isinstance(t, Ref) and cx.shape(t) == (0,))]
-    for t in tensors:
-        if not isinstance(t, Ref):
-            raise Unsupported("each of cat's tensors must be computed by the graph")
-    if len(tensors) == 1:
-        return tensors[0]
-    return cx.call("cat", [tensors], dim=a.int("dim"))
-
-
-def stack(cx, a):
-    dim = a.int("dim")
-    rank = len(cx.shape(a.tensors[0])) + 1
-    parts = [cx.step("unsqueeze", [t], dim=dim % rank) for t in a.tensors]
-    return cx.call("cat", [parts], dim=dim)
-
-
-def _contiguous(shape, stride):
-    expected = 1
-    for size, step in reversed(list(zip(shape, stride))):
-        if size > 1 and step != expected:
-            return False
-        expected *= size
-    return True
-
-
-def as_strided(cx, a):
-    # functionalize writes some views (such as the keepdim result of a mean that a later op
-    # views again) as as_strided: when both layouts are plain row-major it is a reshape.
-    x = a.tensor("self")
-    meta = a.node.args[0].meta.get("tensor_meta")
-    size = [getattr(v, "base", v) for v in a.size]
-    stride = [getattr(v, "base", v) for v in a.stride]
-    if (a.storage_offset in (None, 0) and meta is not None and
-            _contiguous(meta.shape, meta.stride) and _contiguous(size, stride) and
-            math.prod(size) == math.prod(meta.shape)):
-        return cx.reshape(x)
-    raise Unsupported("as_strided that selects, reorders or repeats elements (size %s, "
-                      "stride %s)" % (size, stride))
-
-
-def squeeze_all(cx, a):
-    return cx.reshape(a.tensor("self"))
-
-
-def index(cx, a):
-    indices = list(a.indices)
-    while indices and indices[-1] is None:
-        indices.pop()
-    used = [k for k, t in enumerate(indices) if t is not None]
-    if len(used) == 1 and len(cx.shape(indices[used[0]])) == 1:
-        return cx.call("index_select", [a.tensor("self")], dim=used[0], index=indices[used[0]])
-    return cx.call("index", [a.tensor("self"), indices])
-
-
-# ** multi-output ops: each used output (getitem) becomes a graft op **
-
-
-def _split_output(sizes_of):
-    def output(cx, a, i):
-        x = a.tensor("self")
-        dim = a.int("dim") % len(cx.shape(x))
-        sizes = sizes_of(a, cx.shape(x)[dim])
-        start = sum(sizes[:i])
-        end = start + sizes[i]
-        return cx.call("slice", [x], dim=dim, start=start or None,
-                       end=None if end >= cx.shape(x)[dim] else end)
-    return output
-
-
-def _equal_sizes(a, total):
-    size = a.int("split_size")
-    return [min(size, total - k) for k in range(0, total, size)] if size > 0 else [total]
-
-
-def _unbind_output(cx, a, i):
-    return cx.call("select", [a.tensor("self")], dim=a.int("dim"), index=i)
-
-
-def _max_dim_output(values_op, indices_op):
-    def output(cx, a, i):
-        if i == 0:
-            return cx.call(values_op, [a.tensor("self")], dim=[a.int("dim")],
-                           keepdim=a.keepdim or None)
-        return cx.call(indices_op, [a.tensor("self")], dim=a.int("dim"),
-                       keepdim=a.keepdim or None)
-    return output
-
-
-# ** arithmetic and activations **
-
-
 def _alpha(a):
-    return None if a.alpha == 1 else _scalar(a.alpha)
+    return None if a.alpha == 1 else scalar(a.alpha)
 
 
-def hardtanh(cx, a):
-    low, high = float(a.min_val), float(a.max_val)
-    if (low, high) == (0.0, 6.0):
-        return cx.call("relu6", [a.tensor("self")])
-    return cx.call("hardtanh", [a.tensor("self")], min_val=low, max_val=high)
-
-
-def clamp_tensor(cx, a):
-    x = a.tensor("self")
-    if a.min is not None:
-        x = (cx.call if a.max is None else cx.step)("maximum", [x, a.min])
-    if a.max is not None:
-        x = cx.call("minimum", [x, a.max])
-    return x
-
-
-def to_copy(cx, a):
-    check_options(a)
-    x = a.tensor("self")
-    if a.dtype is None or a.dtype == cx.dtype(x):
-        return x
-    return cx.call("to", [x], dtype=_dtype(a.dtype))
-
-
-def _require_no_dtype(what):
+def _require_nodtype_attr(what):
     return {"dtype": (None, "a cast inside %s; cast the input first" % what)}
 
 
@@ -344,8 +97,8 @@ def _comparison(op):
 
 
 def _like(fill=None):
-    attrs = {"dtype": ("dtype", _dtype)}
-    attrs["fill_value"] = Const(fill) if fill is not None else ("fill_value", _scalar)
+    attrs = {"dtype": ("dtype", dtype_attr)}
+    attrs["fill_value"] = Const(fill) if fill is not None else ("fill_value", scalar)
     return Row("full_like", ["self"], attrs,
                drop=("layout", "device", "pin_memory", "memory_format"))
 
@@ -357,13 +110,13 @@ _OUTPUT_OF_TRAINING = "batch norm in training mode normalises with the batch's s
 
 ROWS = {
     # ** convolution, linear, matmul **
-    "aten.convolution.default": Row(convert=convolution),
+    "aten.convolution.default": Row(convert=C.convolution),
     "aten.linear.default": Row("linear", ["input", "weight", "bias"]),
     "aten.matmul.default": Row("matmul", ["self", "other"]),
     "aten.mm.default": Row("matmul", ["self", "mat2"]),
     "aten.bmm.default": Row("matmul", ["self", "mat2"]),
-    "aten.addmm.default": Row(convert=addmm),
-    "aten.baddbmm.default": Row(convert=baddbmm),
+    "aten.addmm.default": Row(convert=C.addmm),
+    "aten.baddbmm.default": Row(convert=C.baddbmm),
     # ** normalization **
     "aten.native_batch_norm.default": Row(outputs=first_output(Row(
         "batch_norm", ["input", "running_mean", "running_var", "weight", "bias"],
@@ -381,7 +134,7 @@ ROWS = {
                                      require={"half_to_float": (False, "half precision")}),
     # ** activations **
     "aten.relu.default": _unary("relu"),
-    "aten.hardtanh.default": Row(convert=hardtanh),
+    "aten.hardtanh.default": Row(convert=C.hardtanh),
     "aten.leaky_relu.default": Row("leaky_relu", ["self"],
                                    {"negative_slope": ("negative_slope", float)}),
     "aten.elu.default": Row("elu", ["self"], {"alpha": ("alpha", float)},
@@ -404,11 +157,11 @@ ROWS = {
     "aten.reciprocal.default": _unary("reciprocal"),
     "aten.abs.default": _unary("abs"),
     "aten.erf.default": _unary("erf"),
-    "aten.clamp.default": Row("clamp", ["self"], {"min": ("min", _scalar),
-                                                  "max": ("max", _scalar)}),
-    "aten.clamp.Tensor": Row(convert=clamp_tensor),
-    "aten.clamp_min.default": Row("clamp", ["self"], {"min": ("min", _scalar)}),
-    "aten.clamp_max.default": Row("clamp", ["self"], {"max": ("max", _scalar)}),
+    "aten.clamp.default": Row("clamp", ["self"], {"min": ("min", scalar),
+                                                  "max": ("max", scalar)}),
+    "aten.clamp.Tensor": Row(convert=C.clamp_tensor),
+    "aten.clamp_min.default": Row("clamp", ["self"], {"min": ("min", scalar)}),
+    "aten.clamp_max.default": Row("clamp", ["self"], {"max": ("max", scalar)}),
     "aten.add.Tensor": Row("add", ["self", "other"], {"alpha": _alpha}, drop=("alpha",)),
     "aten.add.Scalar": Row("add", ["self", "other"], {"alpha": _alpha}, drop=("alpha",)),
     "aten.sub.Tensor": Row("sub", ["self", "other"], {"alpha": _alpha}, drop=("alpha",)),
@@ -438,7 +191,7 @@ ROWS = {
     "aten.logical_or.default": _binary("logical_or"),
     "aten.where.self": Row("where", ["condition", "self", "other"]),
     "aten.masked_fill.Scalar": Row("masked_fill", ["self", "mask"],
-                                   {"value": ("value", _scalar)}),
+                                   {"value": ("value", scalar)}),
     "aten.masked_fill.Tensor": Row("where", ["mask", "value", "self"]),
     # ** pooling **
     "aten.max_pool2d_with_indices.default": Row(outputs=first_output(Row(
@@ -465,45 +218,45 @@ ROWS = {
         "adaptive_max_pool2d", ["self"], {"output_size": "output_size"}), "the indices")),
     # ** reductions **
     "aten.mean.dim": Row("mean", ["self"], {"dim": "dim", "keepdim": "keepdim"},
-                         require=_require_no_dtype("mean")),
-    "aten.mean.default": Row("mean", ["self"], require=_require_no_dtype("mean")),
+                         require=_require_nodtype_attr("mean")),
+    "aten.mean.default": Row("mean", ["self"], require=_require_nodtype_attr("mean")),
     "aten.sum.dim_IntList": Row("sum", ["self"], {"dim": "dim", "keepdim": "keepdim"},
-                                require=_require_no_dtype("sum")),
-    "aten.sum.default": Row("sum", ["self"], require=_require_no_dtype("sum")),
+                                require=_require_nodtype_attr("sum")),
+    "aten.sum.default": Row("sum", ["self"], require=_require_nodtype_attr("sum")),
     "aten.amax.default": Row("amax", ["self"], {"dim": "dim", "keepdim": "keepdim"}),
     "aten.amin.default": Row("amin", ["self"], {"dim": "dim", "keepdim": "keepdim"}),
     "aten.max.default": Row("amax", ["self"]),
     "aten.min.default": Row("amin", ["self"]),
-    "aten.max.dim": Row(outputs=_max_dim_output("amax", "argmax")),
-    "aten.min.dim": Row(outputs=_max_dim_output("amin", "argmin")),
+    "aten.max.dim": Row(outputs=C.max_dim_output("amax", "argmax")),
+    "aten.min.dim": Row(outputs=C.max_dim_output("amin", "argmin")),
     "aten.argmax.default": Row("argmax", ["self"], {"dim": "dim", "keepdim": "keepdim"}),
     "aten.argmin.default": Row("argmin", ["self"], {"dim": "dim", "keepdim": "keepdim"}),
     "aten.cumsum.default": Row("cumsum", ["self"], {"dim": "dim"},
-                               require=_require_no_dtype("cumsum")),
+                               require=_require_nodtype_attr("cumsum")),
     # ** shapes and views **
-    "aten.view.default": Row(convert=reshape),
-    "aten._unsafe_view.default": Row(convert=reshape),
-    "aten._reshape_alias.default": Row(convert=reshape),
-    "aten.reshape.default": Row(convert=reshape),
-    "aten.squeeze.default": Row(convert=squeeze_all),
+    "aten.view.default": Row(convert=C.reshape),
+    "aten._unsafe_view.default": Row(convert=C.reshape),
+    "aten._reshape_alias.default": Row(convert=C.reshape),
+    "aten.reshape.default": Row(convert=C.reshape),
+    "aten.squeeze.default": Row(convert=C.squeeze_all),
     "aten.squeeze.dim": Row("squeeze", ["self"], {"dim": "dim"}),
     "aten.unsqueeze.default": Row("unsqueeze", ["self"], {"dim": "dim"}),
     "aten.permute.default": Row("permute", ["self"], {"dims": "dims"}),
     "aten.transpose.int": Row("transpose", ["self"], {"dim0": "dim0", "dim1": "dim1"}),
-    "aten.t.default": Row(convert=transpose_2d),
-    "aten.expand.default": Row(convert=expand),
-    "aten.slice.Tensor": Row(convert=slice_),
+    "aten.t.default": Row(convert=C.transpose_2d),
+    "aten.expand.default": Row(convert=C.expand),
+    "aten.slice.Tensor": Row(convert=C.slice_),
     "aten.select.int": Row("select", ["self"], {"dim": "dim", "index": "index"}),
-    "aten.as_strided.default": Row(convert=as_strided),
-    "aten.cat.default": Row(convert=cat),
-    "aten.stack.default": Row(convert=stack),
-    "aten.split.Tensor": Row(outputs=_split_output(_equal_sizes)),
-    "aten.unsafe_split.Tensor": Row(outputs=_split_output(_equal_sizes)),
-    "aten.split_with_sizes.default": Row(outputs=_split_output(
+    "aten.as_strided.default": Row(convert=C.as_strided),
+    "aten.cat.default": Row(convert=C.cat),
+    "aten.stack.default": Row(convert=C.stack),
+    "aten.split.Tensor": Row(outputs=C.split_output(C.equal_sizes)),
+    "aten.unsafe_split.Tensor": Row(outputs=C.split_output(C.equal_sizes)),
+    "aten.split_with_sizes.default": Row(outputs=C.split_output(
         lambda a, total: a.ints("split_sizes"))),
-    "aten.unsafe_split_with_sizes.default": Row(outputs=_split_output(
+    "aten.unsafe_split_with_sizes.default": Row(outputs=C.split_output(
         lambda a, total: a.ints("split_sizes"))),
-    "aten.unbind.int": Row(outputs=_unbind_output),
+    "aten.unbind.int": Row(outputs=C.unbind_output),
     "aten.roll.default": Row("roll", ["self"], {"shifts": "shifts", "dims": "dims"}),
     "aten.flip.default": Row("flip", ["self"], {"dims": "dims"}),
     "aten.constant_pad_nd.default": Row("pad", ["self"], {"pad": "pad", "mode": Const(
@@ -538,7 +291,7 @@ ROWS = {
                                   drop=("padding_idx", "scale_grad_by_freq", "sparse")),
     "aten.index_select.default": Row("index_select", ["self"], {"dim": "dim",
                                                                 "index": "index"}),
-    "aten.index.Tensor": Row(convert=index),
+    "aten.index.Tensor": Row(convert=C.index),
     "aten.gather.default": Row("gather", ["self"], {"dim": "dim", "index": "index"},
                                drop=("sparse_grad",)),
     # ** no-ops in a functional inference graph **
@@ -547,20 +300,20 @@ ROWS = {
     "aten.detach.default": identity("self"),
     "aten.lift_fresh_copy.default": identity("self"),
     "aten.contiguous.default": identity("self"),
-    "aten._to_copy.default": Row(convert=to_copy),
+    "aten._to_copy.default": Row(convert=C.to_copy),
     # ** factories (folded into constants unless a size is symbolic) **
-    "aten.arange.default": Row("arange", [], {"start": Const(0), "end": ("end", _scalar),
-                                              "dtype": ("dtype", _dtype)},
+    "aten.arange.default": Row("arange", [], {"start": Const(0), "end": ("end", scalar),
+                                              "dtype": ("dtype", dtype_attr)},
                                drop=("layout", "device", "pin_memory")),
-    "aten.arange.start": Row("arange", [], {"start": ("start", _scalar),
-                                            "end": ("end", _scalar), "dtype": ("dtype", _dtype)},
+    "aten.arange.start": Row("arange", [], {"start": ("start", scalar),
+                                            "end": ("end", scalar), "dtype": ("dtype", dtype_attr)},
                              drop=("layout", "device", "pin_memory")),
     "aten.arange.start_step": Row("arange", [], {
-        "start": ("start", _scalar), "end": ("end", _scalar), "step": ("step", _scalar),
-        "dtype": ("dtype", _dtype)}, drop=("layout", "device", "pin_memory")),
-    "aten.zeros.default": full(0),
-    "aten.ones.default": full(1),
-    "aten.full.default": full(),
+        "start": ("start", scalar), "end": ("end", scalar), "step": ("step", scalar),
+        "dtype": ("dtype", dtype_attr)}, drop=("layout", "device", "pin_memory")),
+    "aten.zeros.default": Row(convert=C.full(0)),
+    "aten.ones.default": Row(convert=C.full(1)),
+    "aten.full.default": Row(convert=C.full()),
     "aten.zeros_like.default": _like(0),
     "aten.ones_like.default": _like(1),
     "aten.full_like.default": _like(),

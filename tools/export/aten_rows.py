@@ -15,6 +15,7 @@ of the ATen schema is one of these (tests/models/aten_table_test.py checks it). 
 """
 import torch
 
+from .builder import dtype_name
 from .common import Dependent, Ref, Unsupported, as_int
 
 TENSOR_OPTIONS = ("layout", "device", "pin_memory")
@@ -65,6 +66,16 @@ class Args:
 
     def _what(self, name):
         return "argument '%s' of %s" % (name, self.target)
+
+
+def dtype_attr(value):
+    """A torch dtype as graft's dtype name (attributes of type str)."""
+    return None if value is None else dtype_name(value)
+
+
+def scalar(value):
+    """A Python number as an attribute: floats stay floats, ints ints."""
+    return float(value) if isinstance(value, float) else value
 
 
 def bind(target, args, kwargs):
