@@ -22,7 +22,7 @@ from .aten_rows import Args, bind
 from .builder import GraphBuilder, TensorInfo
 from .common import FAILED, ExportError, MissingOp, Ref, Unsupported
 from .converter import finish, record_runs
-from .registry import graft_ops
+from .registry import graft_ops, ops_md_path
 from .source_lines import user_frame_of_node
 from .symbols import BATCH, fold
 
@@ -346,8 +346,8 @@ def convert(module, example_inputs, symbols, metadata=None):
     every problem."""
     example_inputs = tuple(example_inputs)
     if graft_ops() is None:
-        print("export_fx.py: warning: docs/ops.md not found; graft ops are not checked",
-              file=sys.stderr)
+        print("export_fx.py: warning: cannot read graft's op list '%s'; the ops the model "
+              "needs are not checked against graft's registry" % ops_md_path(), file=sys.stderr)
     base, variants, symbols = _capture_runs(module, example_inputs, symbols)
     converter = _Converter(base, variants, symbols)
     converter.convert()

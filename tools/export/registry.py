@@ -64,10 +64,14 @@ def _split_params(text):
 _cache = {}
 
 
+def ops_md_path():
+    return os.environ.get("GRAFT_OPS_MD") or OPS_MD
+
+
 def graft_ops(path=None):
     """{op name: Signature} of graft's registry; None when docs/ops.md is not there (an
     exporter copied out of the source tree), in which case nothing can be checked."""
-    path = path or os.environ.get("GRAFT_OPS_MD") or OPS_MD
+    path = path or ops_md_path()
     if path in _cache:
         return _cache[path]
     try:
