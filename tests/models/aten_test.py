@@ -8,8 +8,10 @@ paths (the exported JSON holds the symbol and a -1 reshape, and graft runs the m
 length like PyTorch); state_dict names on the ATen path; the error naming the model's source
 line for an op without a row; torchvision's files as model code in tracer errors; and, for
 each hand-written model of tests/models that needs ops graft lacks, the capture and the list
-of missing graft ops. Registries with or without particular ops are given to the exporter
-through GRAFT_OPS_MD (tools/export/registry.py), so the cases do not change as graft gains ops.
+of missing graft ops, and that, with every proposed op, the exported graph run by PyTorch
+(graft_reference.py) gives the model's outputs. Registries with or without particular ops are
+given to the exporter through GRAFT_OPS_MD (tools/export/registry.py), so the cases do not
+change as graft gains ops.
 """
 import json
 import os
@@ -257,6 +259,40 @@ def check_missing(c, key):
     c.expect_absent(out)
 
 
+# ** the rows of proposed ops compute what the model computes **
+
+PROPOSED_RUNS = {
+    "unet": (("unet.py", "make_unet"), []),
+    "audio": (("audio_cnn.py", "make_audio_cnn"), []),
+    "lstm": (("lstm_tagger.py", "make_lstm_tagger"), ["--static-batch"]),
+    "shufflenet": ("torchvision:shufflenet_v2_x0_5", []),
+}
+
+
+def check_proposed_run(c, key):
+    """Exports against a registry with every PROPOSED op and runs the model.json with
+    PyTorch (graft_reference.py): the outputs must be PyTorch's."""
+    import compare
+    import graft_reference
+    import torch
+    from export import aten_ops
+    spec, extra = PROPOSED_RUNS[key]
+    spec = c.model(*spec) if isinstance(spec, tuple) else spec
+    out = os.path.join(c.work, "out")
+    r = c.export_spec(spec, out, "--reference", "--capture", "aten", *extra,
+                      env=c.registry(adding=aten_ops.PROPOSED))
+    c.expect_exported(r)
+    inputs = {name: torch.from_numpy(np.load(os.path.join(out, file)))
+              for name, file in load(os.path.join(out, "reference.json"))["inputs"].items()}
+    outputs = graft_reference.run(out, inputs)
+    npz = os.path.join(out, "reference_run.npz")
+    np.savez(npz, **{"output_%d" % i: o.numpy() for i, o in enumerate(outputs)})
+    ok, lines = compare.compare(out, npz, 1e-5, 1e-5, "model.json run by PyTorch")
+    print("\n".join(lines))
+    if not ok:
+        fail("the exported graph computes something else than the model")
+
+
 CASES = {
     "auto-picks-fx": case_auto_picks_fx,
     "auto-picks-aten": case_auto_picks_aten,
@@ -268,6 +304,8 @@ CASES = {
 }
 for _key in MISSING:
     CASES["missing-ops-" + _key] = (lambda key: lambda c: check_missing(c, key))(_key)
+for _key in PROPOSED_RUNS:
+    CASES["proposed-ops-" + _key] = (lambda key: lambda c: check_proposed_run(c, key))(_key)
 
 
 def main():

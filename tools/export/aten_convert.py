@@ -5,8 +5,6 @@ by one, and ops that become several graft ops.
 """
 import math
 
-import torch
-
 from .aten_rows import check_options, dtype_attr, scalar
 from .common import Ref, Unsupported, advice, as_int
 
@@ -91,8 +89,9 @@ def _symbolic_size_error(what, shapes):
 
 
 def full(fill=None):
-    """The converter of zeros/ones/full whose size follows the symbols (otherwise they are
-    folded): full_like of a value with that shape."""
+    """The converter of zeros/ones/full/new_zeros/empty... whose size follows the symbols
+    (otherwise they are folded): full_like of a value with that shape, in the dtype PyTorch
+    recorded."""
     def convert(cx, a):
         check_options(a)
         witness = cx.witness(cx.result_shapes())
@@ -100,8 +99,17 @@ def full(fill=None):
             raise _symbolic_size_error(a.target, cx.result_shapes())
         value = fill if fill is not None else scalar(a.fill_value)
         return cx.call("full_like", [witness], fill_value=value,
-                       dtype=dtype_attr(a.dtype) or dtype_attr(torch.float32))
+                       dtype=dtype_attr(cx.result_dtype()))
     return convert
+
+
+def fill_like(cx, a):
+    """zero/fill: a tensor of `self`'s shape and dtype filled with a value (functionalize's
+    form of zero_() and fill_()); a 0-dim tensor value is broadcast to that shape."""
+    if isinstance(a.values.get("value"), Ref):
+        return cx.call("expand_as", [a.value, a.tensor("self")])
+    value = 0 if "value" not in a.values else scalar(a.value)
+    return cx.call("full_like", [a.tensor("self")], fill_value=value)
 
 
 def slice_(cx, a):

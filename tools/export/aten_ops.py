@@ -44,6 +44,9 @@ PROPOSED = {
                   "Tensor? bias=None, float eps=1e-05)",
     "embedding": "embedding(Tensor input, Tensor weight)",
     "slice": "slice(Tensor input, int dim=0, int? start=None, int? end=None, int step=1)",
+    "slice_scatter": "slice_scatter(Tensor input, Tensor src, int dim=0, int? start=None, "
+                     "int? end=None, int step=1)",
+    "select_scatter": "select_scatter(Tensor input, Tensor src, int dim, int index)",
     "select": "select(Tensor input, int dim, int index)",
     "index_select": "index_select(Tensor input, int dim, Tensor index)",
     "index": "index(Tensor input, Tensor?[] indices)",
@@ -247,6 +250,14 @@ ROWS = {
     "aten.expand.default": Row(convert=C.expand),
     "aten.slice.Tensor": Row(convert=C.slice_),
     "aten.select.int": Row("select", ["self"], {"dim": "dim", "index": "index"}),
+    # functionalize's form of writes into slices (x[:, :k] = y, x[0] = y)
+    "aten.slice_scatter.default": Row("slice_scatter", ["self", "src"], {
+        "dim": "dim", "start": "start", "end": "end", "step": "step"}),
+    "aten.select_scatter.default": Row("select_scatter", ["self", "src"], {
+        "dim": "dim", "index": "index"}),
+    "aten.zero.default": Row(convert=C.fill_like),
+    "aten.fill.Scalar": Row(convert=C.fill_like),
+    "aten.fill.Tensor": Row(convert=C.fill_like),
     "aten.as_strided.default": Row(convert=C.as_strided),
     "aten.cat.default": Row(convert=C.cat),
     "aten.stack.default": Row(convert=C.stack),
@@ -314,6 +325,11 @@ ROWS = {
     "aten.zeros.default": Row(convert=C.full(0)),
     "aten.ones.default": Row(convert=C.full(1)),
     "aten.full.default": Row(convert=C.full()),
+    "aten.empty.memory_format": Row(convert=C.full(0)),
+    "aten.new_zeros.default": Row(convert=C.full(0)),
+    "aten.new_ones.default": Row(convert=C.full(1)),
+    "aten.new_full.default": Row(convert=C.full()),
+    "aten.new_empty.default": Row(convert=C.full(0)),
     "aten.zeros_like.default": _like(0),
     "aten.ones_like.default": _like(1),
     "aten.full_like.default": _like(),
@@ -349,6 +365,8 @@ RANDOM = {name for name, row in ROWS.items() if row is _RANDOM}
 # are decomposed into ops the table has (torch._decomp's decompositions).
 DECOMPOSE = [
     torch.ops.aten.linalg_vector_norm.default,
+    torch.ops.aten.norm.Scalar,
+    torch.ops.aten.norm.ScalarOpt_dim,
     torch.ops.aten.var_mean.correction,
     torch.ops.aten.var.correction,
     torch.ops.aten.std.correction,

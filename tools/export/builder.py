@@ -133,6 +133,13 @@ class GraphBuilder:
         shapes.update({s: v.shape for s, v in variants.items()})
         return shapes
 
+    def result_dtype(self):
+        """The recorded dtype of the traced node being converted."""
+        base, _ = self.current
+        if not isinstance(base, TensorInfo):
+            raise Unsupported("its result is not a tensor")
+        return base.dtype
+
     def result_shapes(self):
         """The same for the traced node being converted."""
         base, variants = self.current
