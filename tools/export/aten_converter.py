@@ -62,15 +62,18 @@ def _key(target):
 
 
 def structure_difference(a, b):
-    """Why two captured graphs differ in structure (ops, wiring), or None if they do not."""
+    """Why two captured graphs differ in structure (ops and wiring, node by node in order),
+    or None if they do not."""
     na, nb = list(a.graph.nodes), list(b.graph.nodes)
     if len(na) != len(nb):
         return "%d nodes against %d" % (len(na), len(nb))
+    ia = {n: i for i, n in enumerate(na)}
+    ib = {n: i for i, n in enumerate(nb)}
     for x, y in zip(na, nb):
-        if x.op != y.op or x.target != y.target or x.name != y.name:
+        if x.op != y.op or x.target != y.target:
             return "node %s (%s) against %s (%s)" % (x.name, _key(x.target), y.name,
                                                       _key(y.target))
-        if [n.name for n in x.all_input_nodes] != [n.name for n in y.all_input_nodes]:
+        if [ia[n] for n in x.all_input_nodes] != [ib[n] for n in y.all_input_nodes]:
             return "the inputs of node %s" % x.name
     return None
 
@@ -82,7 +85,9 @@ class _Converter(GraphBuilder):
     def __init__(self, base, variants, symbols):
         super().__init__(symbols, [])
         self.base = base
-        self.nodes_of = {s: {n.name: n for n in v.gm.graph.nodes} for s, v in variants.items()}
+        # the node of each run that corresponds to a node of the base run (same position)
+        self.nodes_of = {s: {n.name: m for n, m in zip(base.gm.graph.nodes, v.gm.graph.nodes)}
+                         for s, v in variants.items()}
         self.env = {}
         self.outputs = []
         self.problems = []            # (aten node, key, Unsupported)
@@ -226,8 +231,8 @@ class _Converter(GraphBuilder):
             return False
         for s, nodes in self.nodes_of.items():
             other = nodes[node.name]
-            if not _same_constants(node.args, other.args) or not _same_constants(
-                    node.kwargs, other.kwargs):
+            if not _same_constants(node.args, other.args, nodes) or not _same_constants(
+                    node.kwargs, other.kwargs, nodes):
                 return False
         return True
 
@@ -251,15 +256,17 @@ def _shape_of(info):
     return info.shape if isinstance(info, TensorInfo) else None
 
 
-def _same_constants(a, b):
+def _same_constants(a, b, nodes):
+    """Whether arguments a (base run) and b (another run, whose node for a base node is
+    nodes[name]) are the same."""
     if isinstance(a, torch.fx.Node):
-        return isinstance(b, torch.fx.Node) and a.name == b.name
+        return b is nodes.get(a.name)
     if isinstance(a, (list, tuple)):
         return isinstance(b, (list, tuple)) and len(a) == len(b) and all(
-            _same_constants(x, y) for x, y in zip(a, b))
+            _same_constants(x, y, nodes) for x, y in zip(a, b))
     if isinstance(a, dict):
         return isinstance(b, dict) and a.keys() == b.keys() and all(
-            _same_constants(a[k], b[k]) for k in a)
+            _same_constants(a[k], b[k], nodes) for k in a)
     return type(a) is type(b) and a == b
 
 

@@ -1,11 +1,17 @@
-"""Recomposes what make_fx records for F.linear and torch.matmul, which PyTorch decomposes
-before the ATen level: `t(W)` + `addmm`/`mm` is linear(X, W, b), and a product of tensors of
-more than two dims arrives flattened to 2-D or 3-D (view, maybe expand/clone, mm or bmm, view
-back), which is matmul or linear on the tensors themselves.
+"""Normalises a graph make_fx recorded, in place, before it is compared with the other runs'
+graphs and converted:
 
-graft's linear and matmul take any leading dims, so the recomposed graph has none of the
-flattening reshapes, whose sizes (B * T) would otherwise fix the symbolic dims. Every
-condition is on the recorded shapes, so a rewrite is exact; the graph stays runnable.
+- Memory layout is dropped: clones and aliases (no-ops in a functional graph) go, and every
+  reshape (view, _unsafe_view, _reshape_alias, reshape) becomes `reshape`. PyTorch picks among
+  these by the layout of its tensors, which differs between runs when a dim is 1 in one run.
+- F.linear and torch.matmul are recomposed, which PyTorch decomposes before the ATen level:
+  `t(W)` + `addmm`/`mm` is linear(X, W, b), and a product of tensors of more than two dims
+  arrives flattened to 2-D or 3-D (view, maybe expand, mm or bmm, view back), which is matmul
+  or linear on the tensors themselves. graft's linear and matmul take any leading dims, so the
+  recomposed graph has none of the flattening reshapes, whose sizes (B * T) would otherwise fix
+  the symbolic dims.
+
+Every condition is on the recorded shapes, so a rewrite is exact; the graph stays runnable.
 """
 import math
 
@@ -27,7 +33,7 @@ def _is(node, *targets):
 def _replace(graph, old, target, args):
     with graph.inserting_before(old):
         new = graph.create_node("call_function", target, tuple(args),
-                                name=target.overloadpacket.__name__)
+                                name=target.overloadpacket.__name__.lstrip("_"))
     new.meta = dict(old.meta)
     old.replace_all_uses_with(new)
     graph.erase_node(old)
@@ -50,10 +56,10 @@ def _linear(graph, node):
 
 
 def _view_chain(node):
-    """The tensors a single-use chain of views and clones (which keep the row-major element
-    order) leading to `node` passes through, nearest first."""
+    """The tensors a single-use chain of views (which keep the row-major element order)
+    leading to `node` passes through, nearest first."""
     chain = []
-    while _is(node, *_VIEWS, A.clone.default) and len(node.users) == 1:
+    while _is(node, *_VIEWS) and len(node.users) == 1:
         node = node.args[0]
         chain.append(node)
     return chain
@@ -118,9 +124,22 @@ def _unflattened(graph, node):
         _replace(graph, node, A.matmul.default, [x, product.args[1]])
 
 
+_IDENTITIES = (A.clone.default, A.alias.default, A.detach.default)
+
+
+def _drop_layout(graph):
+    for node in list(graph.nodes):
+        if _is(node, *_IDENTITIES):
+            node.replace_all_uses_with(node.args[0])
+            graph.erase_node(node)
+        elif _is(node, A._unsafe_view.default, A._reshape_alias.default, A.view.default):
+            _replace(graph, node, A.reshape.default, node.args[:2])
+
+
 def recompose(gm):
     """Rewrites gm's graph in place (see the module's docstring)."""
     graph = gm.graph
+    _drop_layout(graph)
     for node in list(graph.nodes):
         if _is(node, A.addmm.default, A.mm.default):
             _linear(graph, node)
