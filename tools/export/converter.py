@@ -294,8 +294,10 @@ def record_runs(run, inputs, symbols, what):
         except ExportError as e:
             size = symbols.sizes[s]
             if s != BATCH:
-                raise ExportError("the model does not run with %s = %d (%s grown by one) %s: %s"
-                                  % (s, size + 1, s, what, e)) from None
+                raise ExportError("the model does not run with %s = %d (%s grown by one) %s "
+                                  "(only dims the weights do not fix, such as a sequence "
+                                  "length, can be symbolic): %s" % (s, size + 1, s, what, e)
+                                  ) from None
             print("export_fx.py: warning: the model does not run at batch %d (%s); exporting "
                   "with a static batch of %d" % (size + 1, str(e).splitlines()[0], size),
                   file=sys.stderr)
