@@ -1,10 +1,12 @@
 #!/usr/bin/python3
-"""Unit tests of the exporter's pieces that need no model: symbolic dims (tools/export/
-symbols.py), the source-line filter (source_lines.py) and the capture's naming of parameters
-and inputs (aten_capture.py).
+"""Unit tests of the exporter's pieces: symbolic dims (tools/export/symbols.py), the
+source-line filter (source_lines.py), the capture's naming of parameters and inputs
+(aten_capture.py) and the ATen path's runs at batch 1 (aten_converter.py).
 
     exporter_unit_test.py SOURCE_DIR
 """
+import contextlib
+import io
 import os
 import sys
 import unittest
@@ -16,7 +18,7 @@ import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 import torchvision  # noqa: E402
 
-from export import aten_capture, source_lines  # noqa: E402
+from export import aten_capture, aten_converter, source_lines  # noqa: E402
 from export.common import Dependent, ExportError, Unsupported  # noqa: E402
 from export.symbols import (Symbols, fold, parse_dynamic_dim, reshape_plan,  # noqa: E402
                             resolve, symbolic_shape)
@@ -143,6 +145,44 @@ class CaptureNamesTest(unittest.TestCase):
                 return ids
         self.assertEqual(aten_capture.input_names(M(), 2), ["ids", "mask"])
         self.assertEqual(aten_capture.input_names(nn.Identity(), 1), ["input"])
+
+
+class BatchOneTest(unittest.TestCase):
+    """At batch 1 PyTorch may arrange data movement differently (size-1 dims); the ATen path
+    then traces the symbolic batch at 2 and 3, unless batch 1 computes something else."""
+
+    class MovesAtBatchOne(nn.Module):
+        def forward(self, x):
+            if x.size(0) == 1:  # stands for einsum's and matmul's size-1 folding
+                x = x.transpose(1, 2).transpose(1, 2)
+            return torch.relu(x)
+
+    class ComputesAtBatchOne(nn.Module):
+        def forward(self, x):
+            if x.size(0) == 1:
+                x = x * 2.0
+            return torch.relu(x)
+
+    def runs(self, module):
+        x = torch.randn(1, 3, 4)
+        symbols = resolve([], ["x"], (x,), True)
+        stderr = io.StringIO()
+        with contextlib.redirect_stderr(stderr):
+            base, variants, symbols = aten_converter._capture_runs(module, (x,), symbols)
+        return base, symbols, stderr.getvalue()
+
+    def test_movement_only_differences_trace_the_batch_at_two(self):
+        base, symbols, stderr = self.runs(self.MovesAtBatchOne())
+        self.assertEqual(symbols.sizes, {"N": 2})
+        self.assertEqual(stderr, "")
+        self.assertEqual([str(n.target) for n in base.gm.graph.nodes
+                          if n.op == "call_function"], ["aten.relu.default"])
+
+    def test_other_differences_give_a_static_batch(self):
+        base, symbols, stderr = self.runs(self.ComputesAtBatchOne())
+        self.assertEqual(symbols.sizes, {})
+        self.assertIn("the captured graph changes with the batch size", stderr)
+        self.assertIn("aten.mul.Tensor", [str(n.target) for n in base.gm.graph.nodes])
 
 
 if __name__ == "__main__":

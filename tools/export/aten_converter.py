@@ -24,7 +24,7 @@ from .common import FAILED, ExportError, MissingOp, Ref, Unsupported
 from .converter import finish, record_runs
 from .registry import graft_ops, ops_md_path
 from .source_lines import user_frame_of_node
-from .symbols import BATCH, fold
+from .symbols import BATCH, Symbols, fold
 
 STATE_DTYPES = (torch.float32, torch.int64, torch.bool)
 
@@ -283,7 +283,37 @@ def _has_failed(value):
 # ** the runs **
 
 
+_MOVEMENT = {"aten.reshape.default", "aten.permute.default", "aten.transpose.int",
+             "aten.t.default", "aten.unsqueeze.default", "aten.squeeze.dim",
+             "aten.squeeze.default", "aten.expand.default", "aten.as_strided.default"}
+
+
+def _computation(gm):
+    """The ops of a graph that compute, in order: all but data movement (reshapes,
+    permutes...), whose arrangement PyTorch chooses by which dims are 1."""
+    return [_key(n.target) for n in gm.graph.nodes
+            if n.op == "call_function" and _key(n.target) not in _MOVEMENT]
+
+
+def _runs_at_batch_2(run, example_inputs, symbols, base):
+    """At batch 1 PyTorch arranges data movement differently for the size-1 dims (einsum and
+    matmul fold them away, strides differ). When the runs at batch 2 and 3 agree and compute
+    what batch 1 computes, the symbolic batch is traced there; None otherwise."""
+    grown = Symbols(symbols.dims, dict(symbols.sizes, **{BATCH: 2}))
+    try:
+        runs = record_runs(run, symbols.grown(example_inputs, BATCH), grown, "under make_fx")
+    except ExportError:
+        return None
+    if any(structure_difference(runs[0].gm, v.gm) is not None for v in runs[1].values()):
+        return None
+    if _computation(runs[0].gm) != _computation(base.gm):
+        return None
+    return runs
+
+
 def _capture_runs(module, example_inputs, symbols):
+    """The captured runs (base, {symbol: run}, symbols) with the symbols whose runs differ in
+    structure dropped (the batch, with a warning) or refused (a --dynamic-dim)."""
     decompositions = get_decompositions(aten_ops.DECOMPOSE)
 
     def run(inputs):
@@ -292,6 +322,11 @@ def _capture_runs(module, example_inputs, symbols):
         return captured
 
     base, variants, symbols = record_runs(run, example_inputs, symbols, "under make_fx")
+    if BATCH in variants and symbols.sizes[BATCH] == 1 and structure_difference(
+            base.gm, variants[BATCH].gm) is not None:
+        runs = _runs_at_batch_2(run, example_inputs, symbols, base)
+        if runs is not None:
+            base, variants, symbols = runs
     for s in list(variants):
         why = structure_difference(base.gm, variants[s].gm)
         if why is None:
