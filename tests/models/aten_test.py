@@ -266,6 +266,8 @@ PROPOSED_RUNS = {
     "audio": (("audio_cnn.py", "make_audio_cnn"), []),
     "lstm": (("lstm_tagger.py", "make_lstm_tagger"), ["--static-batch"]),
     "shufflenet": ("torchvision:shufflenet_v2_x0_5", []),
+    # batch 1: the symbolic batch is traced at 2 and 3, and must compute batch 1 right
+    "attention": (("capture_models.py", "self_attention"), []),
 }
 
 

@@ -72,6 +72,20 @@ class Spectrum(nn.Module):
         return z
 
 
+class SelfAttention(nn.Module):
+    """nn.MultiheadAttention (batch first) in a pre-norm residual block. At batch 1 PyTorch
+    records other data movement for it than at batch 2."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm = nn.LayerNorm(16)
+        self.attention = nn.MultiheadAttention(16, 2, batch_first=True)
+
+    def forward(self, x):
+        y = self.norm(x)
+        return x + self.attention(y, y, y, need_weights=False)[0]
+
+
 def channel_shuffle():
     return ChannelShuffleNet()
 
@@ -86,3 +100,7 @@ def tied_weights():
 
 def spectrum():
     return Spectrum()
+
+
+def self_attention():
+    return SelfAttention(), torch.randn(1, 5, 16)

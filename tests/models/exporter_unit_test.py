@@ -13,6 +13,7 @@ import unittest
 
 SOURCE_DIR = sys.argv.pop(1) if len(sys.argv) > 1 else os.getcwd()
 sys.path.insert(0, os.path.join(SOURCE_DIR, "tools"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
@@ -163,8 +164,8 @@ class BatchOneTest(unittest.TestCase):
                 x = x * 2.0
             return torch.relu(x)
 
-    def runs(self, module):
-        x = torch.randn(1, 3, 4)
+    def runs(self, module, x=None):
+        x = torch.randn(1, 3, 4) if x is None else x
         symbols = resolve([], ["x"], (x,), True)
         stderr = io.StringIO()
         with contextlib.redirect_stderr(stderr):
@@ -177,6 +178,13 @@ class BatchOneTest(unittest.TestCase):
         self.assertEqual(stderr, "")
         self.assertEqual([str(n.target) for n in base.gm.graph.nodes
                           if n.op == "call_function"], ["aten.relu.default"])
+
+    def test_multihead_attention_at_batch_one_keeps_the_symbolic_batch(self):
+        import capture_models
+        module, _ = capture_models.self_attention()
+        base, symbols, stderr = self.runs(module.eval(), torch.randn(1, 5, 16))
+        self.assertEqual(symbols.sizes, {"N": 2})
+        self.assertEqual(stderr, "")
 
     def test_other_differences_give_a_static_batch(self):
         base, symbols, stderr = self.runs(self.ComputesAtBatchOne())

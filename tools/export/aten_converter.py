@@ -285,12 +285,14 @@ def _has_failed(value):
 
 _MOVEMENT = {"aten.reshape.default", "aten.permute.default", "aten.transpose.int",
              "aten.t.default", "aten.unsqueeze.default", "aten.squeeze.dim",
-             "aten.squeeze.default", "aten.expand.default", "aten.as_strided.default"}
+             "aten.squeeze.default", "aten.expand.default", "aten.as_strided.default",
+             "aten.split.Tensor", "aten.split_with_sizes.default", "aten.unbind.int",
+             "aten.select.int", "aten.slice.Tensor", "getitem"}
 
 
 def _computation(gm):
     """The ops of a graph that compute, in order: all but data movement (reshapes,
-    permutes...), whose arrangement PyTorch chooses by which dims are 1."""
+    permutes, splits...), whose arrangement PyTorch chooses by which dims are 1."""
     return [_key(n.target) for n in gm.graph.nodes
             if n.op == "call_function" and _key(n.target) not in _MOVEMENT]
 

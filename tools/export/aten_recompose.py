@@ -5,7 +5,8 @@ graphs and converted:
   reshape (view, _unsafe_view, _reshape_alias, reshape) becomes `reshape`. PyTorch picks among
   these by the layout of its tensors, which differs between runs when a dim is 1 in one run.
 - F.linear and torch.matmul are recomposed, which PyTorch decomposes before the ATen level:
-  `t(W)` + `addmm`/`mm` is linear(X, W, b), and a product of tensors of more than two dims
+  `t(W)` + `addmm`/`mm` is linear(X, W, b) (or linear(X, W) and an `add` of the bias), and a
+  product of tensors of more than two dims
   arrives flattened to 2-D or 3-D (view, maybe expand, mm or bmm, view back), which is matmul
   or linear on the tensors themselves. graft's linear and matmul take any leading dims, so the
   recomposed graph has none of the flattening reshapes, whose sizes (B * T) would otherwise fix
@@ -53,6 +54,18 @@ def _linear(graph, node):
     if not _is(wt, A.t.default) or _shape(wt.args[0]) is None or len(_shape(wt.args[0])) != 2:
         return
     _replace(graph, node, A.linear.default, [x, wt.args[0], bias])
+
+
+def _linear_bias(graph, node):
+    """add(linear(X, W), b) with b of shape [out] (F.linear on a non-contiguous input adds the
+    bias apart) -> linear(X, W, b)."""
+    if node.kwargs.get("alpha", 1) != 1:
+        return
+    for product, bias in (node.args[:2], node.args[1::-1]):
+        if _is(product, A.linear.default) and (len(product.args) < 3 or product.args[2] is None) \
+                and len(product.users) == 1 and _shape(bias) == (_shape(product)[-1],):
+            _replace(graph, node, A.linear.default, [product.args[0], product.args[1], bias])
+            return
 
 
 def _view_chain(node):
@@ -146,6 +159,9 @@ def recompose(gm):
     for node in list(graph.nodes):
         if _is(node, *_VIEWS):
             _unflattened(graph, node)
+    for node in list(graph.nodes):
+        if _is(node, A.add.Tensor) and all(hasattr(a, "meta") for a in node.args[:2]):
+            _linear_bias(graph, node)
     graph.eliminate_dead_code()
     gm.recompile()
     return gm
