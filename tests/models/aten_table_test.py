@@ -13,6 +13,7 @@ registry (docs/ops.md):
   registry's parameter names (so the rows written for the proposal still bind).
 """
 import os
+import re
 import sys
 import unittest
 
@@ -68,6 +69,19 @@ class AtenTableTest(unittest.TestCase):
                 self.assertEqual(set(row.attrs) - set(signature.names()), set(),
                                  "attributes %s has no parameter for" % signature)
                 self.assertLessEqual(len(row.operands), len(signature.params))
+
+    def test_converters_emit_ops_of_the_registry_or_proposed(self):
+        # the ops the custom converters and the reshape planner name literally, and the
+        # convolutions convolution() names by rank
+        ops = registry.graft_ops(registry.OPS_MD)
+        names = {"conv%dd" % n for n in (1, 2, 3)} | {"conv_transpose%dd" % n for n in (1, 2, 3)}
+        for file in ("aten_convert.py", "builder.py"):
+            with open(os.path.join(SOURCE_DIR, "tools", "export", file)) as f:
+                names |= set(re.findall(r'(?:call|step|emit)\(\s*"([a-z_0-9]+)"', f.read()))
+        self.assertIn("unflatten", names)
+        for op in sorted(names):
+            with self.subTest(op=op):
+                self.assertTrue(op in ops or op in aten_ops.PROPOSED, op)
 
     def test_proposed_signatures_parse_and_agree_with_the_registry(self):
         ops = registry.graft_ops(registry.OPS_MD)
