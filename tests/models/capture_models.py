@@ -86,6 +86,18 @@ class SelfAttention(nn.Module):
         return x + self.attention(y, y, y, need_weights=False)[0]
 
 
+class Moments(nn.Module):
+    """Norms and moments (F.normalize, vector norms of orders 1, 2, 3 and inf, var, std,
+    var_mean): the ATen path writes them with graft's elementwise ops and reductions."""
+
+    def forward(self, x):
+        var, mean = torch.var_mean(x, -1, keepdim=True)
+        y = F.normalize(x, dim=-1) + x.norm(dim=-1, keepdim=True) + var * mean
+        for order in (1, 3.0, float("inf")):
+            y = y + torch.linalg.vector_norm(x, order, dim=-1, keepdim=True)
+        return y + x.var(-1, keepdim=True) + x.std(1, keepdim=True)
+
+
 def channel_shuffle():
     return ChannelShuffleNet()
 
@@ -100,6 +112,10 @@ def tied_weights():
 
 def spectrum():
     return Spectrum()
+
+
+def moments():
+    return Moments(), torch.randn(2, 3, 5)
 
 
 def self_attention():

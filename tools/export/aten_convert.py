@@ -193,6 +193,54 @@ def index(cx, a):
     return cx.call("index", [a.tensor("self"), indices])
 
 
+# ** norms and moments, written with graft's elementwise ops and reductions **
+
+
+def _reduced_dims(cx, x, dim):
+    rank = len(cx.shape(x))
+    return list(range(rank)) if dim in (None, []) else [d % rank for d in dim]
+
+
+def vector_norm(cx, a):
+    """linalg_vector_norm: sqrt(sum(x * x)) for ord 2, sum(|x|) for 1, amax(|x|) for inf,
+    sum(|x|^p)^(1/p) otherwise (torch's own decomposition leaves prims ops)."""
+    if a.dtype is not None:
+        raise Unsupported("dtype=%s: a cast inside the norm" % a.dtype)
+    x, dim, keepdim = a.tensor("self"), a.ints("dim"), bool(a.keepdim) or None
+    order = float(a.ord)
+    if order == 2.0:
+        total = cx.step("sum", [cx.step("mul", [x, x])], dim=dim, keepdim=keepdim)
+        return cx.call("sqrt", [total])
+    magnitude = cx.step("abs", [x])
+    if order == 1.0:
+        return cx.call("sum", [magnitude], dim=dim, keepdim=keepdim)
+    if order == float("inf"):
+        return cx.call("amax", [magnitude], dim=dim or [], keepdim=keepdim)
+    if order in (0.0, float("-inf")):
+        raise Unsupported("a vector norm of order %s" % a.ord)
+    total = cx.step("sum", [cx.step("pow", [magnitude, order])], dim=dim, keepdim=keepdim)
+    return cx.call("pow", [total, 1.0 / order])
+
+
+def var_mean_output(cx, a, i):
+    """var_mean's outputs: 0 the variance (mean, difference, squares, sum, divide by the
+    count less the correction), 1 the mean."""
+    x, dim, keepdim = a.tensor("self"), a.ints("dim"), bool(a.keepdim) or None
+    if i == 1:
+        return cx.call("mean", [x], dim=dim, keepdim=keepdim)
+    reduced = _reduced_dims(cx, x, dim)
+    shapes = cx.shapes(x)
+    if any(shapes[r][d] != shapes[None][d] for r in shapes for d in reduced):
+        raise Unsupported("a variance over a symbolic dim (its element count is not a "
+                          "constant)")
+    count = math.prod(shapes[None][d] for d in reduced)
+    correction = 1 if a.correction is None else a.correction
+    difference = cx.step("sub", [x, cx.step("mean", [x], dim=dim, keepdim=True)])
+    total = cx.step("sum", [cx.step("mul", [difference, difference])], dim=dim,
+                    keepdim=keepdim)
+    return cx.call("div", [total, float(max(count - correction, 0))])
+
+
 # ** multi-output ops: each used output (getitem) becomes a graft op **
 
 

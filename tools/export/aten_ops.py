@@ -234,6 +234,8 @@ ROWS = {
     "aten.min.dim": Row(outputs=C.max_dim_output("amin", "argmin")),
     "aten.argmax.default": Row("argmax", ["self"], {"dim": "dim", "keepdim": "keepdim"}),
     "aten.argmin.default": Row("argmin", ["self"], {"dim": "dim", "keepdim": "keepdim"}),
+    "aten.linalg_vector_norm.default": Row(convert=C.vector_norm),
+    "aten.var_mean.correction": Row(outputs=C.var_mean_output),
     "aten.cumsum.default": Row("cumsum", ["self"], {"dim": "dim"},
                                require=_require_nodtype_attr("cumsum")),
     # ** shapes and views **
@@ -362,14 +364,13 @@ SHAPE_ONLY = {
 RANDOM = {name for name, row in ROWS.items() if row is _RANDOM}
 
 # Composite ops that make_fx would otherwise keep whole but that graft has no op for: they
-# are decomposed into ops the table has (torch._decomp's decompositions).
+# are decomposed into ops the table has (torch._decomp's decompositions; norm becomes
+# linalg_vector_norm, std becomes var, var becomes mean, sub, mul, sum and div).
 DECOMPOSE = [
-    torch.ops.aten.linalg_vector_norm.default,
     torch.ops.aten.norm.Scalar,
     torch.ops.aten.norm.ScalarOpt_dim,
-    torch.ops.aten.var_mean.correction,
-    torch.ops.aten.var.correction,
     torch.ops.aten.std.correction,
+    torch.ops.aten.var.correction,
 ]
 
 GETITEM = operator.getitem

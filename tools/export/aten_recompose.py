@@ -1,7 +1,8 @@
 """Normalises a graph make_fx recorded, in place, before it is compared with the other runs'
 graphs and converted:
 
-- Memory layout is dropped: clones and aliases (no-ops in a functional graph) go, and every
+- Memory layout is dropped: clones and aliases (no-ops in a functional graph) go, as does an
+  expand whose users broadcast anyway, and every
   reshape (view, _unsafe_view, _reshape_alias, reshape) becomes `reshape`. PyTorch picks among
   these by the layout of its tensors, which differs between runs when a dim is 1 in one run.
 - F.linear and torch.matmul are recomposed, which PyTorch decomposes before the ATen level:
@@ -17,6 +18,7 @@ Every condition is on the recorded shapes, so a rewrite is exact; the graph stay
 import math
 
 import torch
+import torch.fx
 
 A = torch.ops.aten
 _VIEWS = (A.view.default, A._unsafe_view.default, A._reshape_alias.default, A.reshape.default)
@@ -138,6 +140,25 @@ def _unflattened(graph, node):
 
 
 _IDENTITIES = (A.clone.default, A.alias.default, A.detach.default)
+_BROADCASTING = (A.add.Tensor, A.sub.Tensor, A.mul.Tensor, A.div.Tensor, A.maximum.default,
+                 A.minimum.default, A.pow.Tensor_Tensor, A.where.self, A.eq.Tensor,
+                 A.ne.Tensor, A.lt.Tensor, A.le.Tensor, A.gt.Tensor, A.ge.Tensor)
+
+
+def _needless_expand(node):
+    """expand(x) whose users all broadcast x to the same shape anyway (F.normalize's
+    `x / norm.expand_as(x)`): its users read x itself."""
+    x = node.args[0]
+    if _shape(x) is None:
+        return
+    for user in node.users:
+        if not _is(user, *_BROADCASTING) or _shape(user) is None:
+            return
+        shapes = [_shape(x) if a is node else _shape(a) for a in user.args
+                  if isinstance(a, torch.fx.Node)]
+        if None in shapes or tuple(torch.broadcast_shapes(*shapes)) != _shape(user):
+            return
+    node.replace_all_uses_with(x)
 
 
 def _drop_layout(graph):
@@ -162,6 +183,8 @@ def recompose(gm):
     for node in list(graph.nodes):
         if _is(node, A.add.Tensor) and all(hasattr(a, "meta") for a in node.args[:2]):
             _linear_bias(graph, node)
+        elif _is(node, A.expand.default):
+            _needless_expand(node)
     graph.eliminate_dead_code()
     gm.recompile()
     return gm
