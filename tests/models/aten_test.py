@@ -295,6 +295,29 @@ def check_proposed_run(c, key):
         fail("the exported graph computes something else than the model")
 
 
+def case_class_token_batch(c):
+    """The class token's expand to the symbolic batch takes the batch from the tokens: the
+    exported graph, run by PyTorch at batch 5, gives the model's outputs at batch 5."""
+    import graft_reference
+    import torch
+    import capture_models
+    from export import aten_ops
+    out = os.path.join(c.work, "out")
+    r = c.export_spec(c.model("capture_models.py", "class_token"), out,
+                      env=c.registry(adding=aten_ops.PROPOSED))
+    c.expect_exported(r, "batch N")
+    if not [n for n in nodes(out) if n.get("target") == "expand_as"]:
+        fail("expected an expand_as of the class token")
+    torch.manual_seed(0)
+    module, _ = capture_models.class_token()
+    x = torch.randn(5, 4, 8)
+    with torch.no_grad():
+        want = module.eval()(x)
+    got = graft_reference.run(out, {"x": x})[0]
+    if got.shape != want.shape or not torch.allclose(got, want, rtol=1e-5, atol=1e-6):
+        fail("the exported graph at batch 5 differs from the model")
+
+
 CASES = {
     "auto-picks-fx": case_auto_picks_fx,
     "auto-picks-aten": case_auto_picks_aten,
@@ -303,6 +326,7 @@ CASES = {
     "state-dict-names": case_state_dict_names,
     "unsupported-op-source-line": case_unsupported_op_source_line,
     "torchvision-frame": case_torchvision_frame,
+    "class-token-batch": case_class_token_batch,
 }
 for _key in MISSING:
     CASES["missing-ops-" + _key] = (lambda key: lambda c: check_missing(c, key))(_key)

@@ -98,6 +98,21 @@ class Moments(nn.Module):
         return y + x.var(-1, keepdim=True) + x.std(1, keepdim=True)
 
 
+class ClassToken(nn.Module):
+    """ViT's class token: a (1, 1, C) parameter expanded to the batch and joined to the
+    tokens."""
+
+    def __init__(self):
+        super().__init__()
+        self.class_token = nn.Parameter(torch.randn(1, 1, 8))
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        n = x.shape[0]
+        tokens = torch.cat([self.class_token.expand(n, -1, -1), x], dim=1)
+        return self.fc(tokens)[:, 0]
+
+
 def channel_shuffle():
     return ChannelShuffleNet()
 
@@ -116,6 +131,10 @@ def spectrum():
 
 def moments():
     return Moments(), torch.randn(2, 3, 5)
+
+
+def class_token():
+    return ClassToken(), torch.randn(2, 4, 8)
 
 
 def self_attention():

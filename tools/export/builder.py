@@ -81,6 +81,25 @@ class Converted:
         self.capture = capture
 
 
+def _cuts_to(runs, shapes):
+    """The (dim, size) slices from the front that give a value of shapes `runs` the shapes
+    `shapes` in every run: [] if it has them, None if slicing cannot (a dim that follows the
+    symbols must be the target's, a constant one at least as large)."""
+    target = tuple(shapes[None])
+    if len(runs[None]) != len(target) or any(s not in runs for s in shapes):
+        return None
+    cuts = []
+    for k, d in enumerate(target):
+        if any(shapes[s][k] != d for s in shapes):
+            if any(runs[s][k] != shapes[s][k] for s in shapes):
+                return None
+        elif any(runs[s][k] != runs[None][k] for s in shapes) or runs[None][k] < d:
+            return None
+        elif runs[None][k] > d:
+            cuts.append((k, d))
+    return cuts
+
+
 class GraphBuilder:
     """The graft graph being built. Subclasses set self.current = (base summary, {symbol:
     summary}) of the traced node being converted and self.current_name before calling its
@@ -188,15 +207,26 @@ class GraphBuilder:
 
     def witness(self, shapes):
         """A graph value whose shape is `shapes` ({None: base, symbol: shape}) in every run, to
-        take a symbolic shape from (expand_as, full_like); None if there is none."""
+        take a symbolic shape from (expand_as, full_like): one that has it, else one that has
+        its symbolic dims and at least its constant ones, sliced down (a class token expanded
+        to the batch takes its shape from x[:, :1]); None if there is none."""
+        best = None
         for name, (base, variants) in self.info.items():
             if name in self.stand_ins:
                 continue
-            if base.shape == tuple(shapes[None]) and all(
-                    s in variants and variants[s].shape == tuple(shape)
-                    for s, shape in shapes.items() if s is not None):
+            runs = {None: base.shape}
+            runs.update({s: v.shape for s, v in variants.items()})
+            cuts = _cuts_to(runs, shapes)
+            if cuts == []:
                 return Ref(name)
-        return None
+            if cuts is not None and best is None:
+                best = (name, cuts)
+        if best is None:
+            return None
+        value = Ref(best[0])
+        for k, d in best[1]:
+            value = self.step("slice", [value], dim=k, end=d)
+        return value
 
     def _emit(self, name, op, operands, attrs, meta):
         registry = graft_ops()
