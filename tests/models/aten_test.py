@@ -210,7 +210,8 @@ def case_unsupported_op_source_line(c):
     line = source_line(c.capture_models, "z = torch.fft.rfft(y).abs()")
     c.expect_refused(r, "cannot export Spectrum with make_fx (ATen): 1 ATen call cannot be "
                         "converted to graft ops:",
-                     "aten._fft_r2c.default: graft has no mapping for this ATen op",
+                     "aten._fft_r2c.default (node _fft_r2c): graft has no mapping for this "
+                     "ATen op",
                      "at %s:%d in forward: z = torch.fft.rfft(y).abs()"
                      % (c.capture_models, line),
                      "add a row to tools/export/aten_ops.py")

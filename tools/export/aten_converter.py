@@ -348,13 +348,25 @@ def _capture_runs(module, example_inputs, symbols):
     return base, variants, symbols
 
 
+def _call_names(nodes):
+    """The names of the traced calls that failed, in order: a getitem's is its producer's
+    (the output of a split is that split's problem)."""
+    names = []
+    for node in nodes:
+        if node.op == "call_function" and node.target is aten_ops.GETITEM:
+            node = node.args[0]
+        if node.name not in names:
+            names.append(node.name)
+    return names
+
+
 def problems_error(module, problems):
     """One ExportError for every problem, grouped by ATen overload and reason."""
     groups = {}
     for node, key, error in problems:
         groups.setdefault((key, str(error)), []).append((node, error))
     missing = sorted({e.op for _, _, e in problems if isinstance(e, MissingOp)})
-    lines = []
+    lines, calls = [], 0
     for (key, reason), members in groups.items():
         frames, seen = [], set()
         for node, _ in members:
@@ -362,16 +374,19 @@ def problems_error(module, problems):
             if frame is not None and (frame.filename, frame.lineno) not in seen:
                 seen.add((frame.filename, frame.lineno))
                 frames.append(frame)
-        count = " (%d nodes)" % len(members) if len(members) > 1 else ""
-        lines.append("  %s%s: %s" % (key, count, reason))
+        names = _call_names(node for node, _ in members)
+        calls += len(names)
+        lines.append("  %s (node%s %s%s): %s" % (
+            key, "s" if len(names) > 1 else "", ", ".join(names[:4]),
+            " and %d more" % (len(names) - 4) if len(names) > 4 else "", reason))
         for frame in frames[:3]:
             lines.append("      at %s:%d in %s: %s" % (frame.filename, frame.lineno,
                                                        frame.name, frame.line))
         if len(frames) > 3:
             lines.append("      and %d more places" % (len(frames) - 3))
     text = ("cannot export %s with make_fx (ATen): %d ATen call%s cannot be converted to graft "
-            "ops:\n%s" % (type(module).__name__, len(problems),
-                          "" if len(problems) == 1 else "s", "\n".join(lines)))
+            "ops:\n%s" % (type(module).__name__, calls, "" if calls == 1 else "s",
+                          "\n".join(lines)))
     if missing:
         text += ("\ngraft's registry lacks %s: %s. tools/export/aten_ops.py proposes their "
                  "signatures; the exporter uses an op as soon as graft's registry "
