@@ -43,6 +43,20 @@ def _stride(stride):
     return None if stride in ([], None) else stride
 
 
+def _max_pool(fn):
+    def op(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+        return fn(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+    return op
+
+
+def _avg_pool(fn):
+    def op(input, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True,
+           divisor_override=None):
+        return fn(input, kernel_size, _stride(stride), padding, ceil_mode, count_include_pad,
+                  divisor_override)
+    return op
+
+
 def _dims(dim):
     return [] if dim is None else dim
 
@@ -82,13 +96,7 @@ OPS = {
         torch.as_tensor(input), other, rounding_mode=rounding_mode),
     "pow": lambda input, exponent: torch.pow(input, exponent),
     "maximum": torch.maximum, "minimum": torch.minimum,
-    "max_pool2d": lambda input, kernel_size, stride=(), padding=0, dilation=1,
-    ceil_mode=False: F.max_pool2d(input, kernel_size, _stride(stride), padding, dilation,
-                                  ceil_mode),
-    "avg_pool2d": lambda input, kernel_size, stride=(), padding=0, ceil_mode=False,
-    count_include_pad=True, divisor_override=None: F.avg_pool2d(
-        input, kernel_size, _stride(stride), padding, ceil_mode, count_include_pad,
-        divisor_override),
+    "max_pool2d": _max_pool(F.max_pool2d), "avg_pool2d": _avg_pool(F.avg_pool2d),
     "adaptive_avg_pool2d": F.adaptive_avg_pool2d, "adaptive_max_pool2d": F.adaptive_max_pool2d,
     "mean": _reduce(torch.mean), "sum": _reduce(torch.sum),
     "amax": lambda input, dim=(), keepdim=False: torch.amax(input, _dims(dim), keepdim),
@@ -101,13 +109,7 @@ OPS = {
     # PROPOSED in tools/export/aten_ops.py
     "conv1d": F.conv1d, "conv3d": F.conv3d, "conv_transpose1d": F.conv_transpose1d,
     "conv_transpose2d": F.conv_transpose2d, "conv_transpose3d": F.conv_transpose3d,
-    "max_pool3d": lambda input, kernel_size, stride=(), padding=0, dilation=1,
-    ceil_mode=False: F.max_pool3d(input, kernel_size, _stride(stride), padding, dilation,
-                                  ceil_mode),
-    "avg_pool3d": lambda input, kernel_size, stride=(), padding=0, ceil_mode=False,
-    count_include_pad=True, divisor_override=None: F.avg_pool3d(
-        input, kernel_size, _stride(stride), padding, ceil_mode, count_include_pad,
-        divisor_override),
+    "max_pool3d": _max_pool(F.max_pool3d), "avg_pool3d": _avg_pool(F.avg_pool3d),
     "adaptive_avg_pool3d": F.adaptive_avg_pool3d, "group_norm": F.group_norm,
     "embedding": lambda input, weight: F.embedding(input, weight),
     "slice": _slice, "select": torch.select, "slice_scatter": torch.slice_scatter,
