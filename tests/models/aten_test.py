@@ -253,9 +253,11 @@ def check_missing(c, key):
     out = os.path.join(c.work, "out")
     r = c.export_spec(c.model(file, factory), out, env=c.registry(without=aten_ops.PROPOSED))
     path = os.path.join(HERE, file)
+    one = len(missing) == 1
     c.expect_refused(r, "with make_fx (ATen): ",
-                     "graft's registry lacks %s: %s." % (
-                         "this op" if len(missing) == 1 else "these ops", ", ".join(missing)),
+                     "graft's registry lacks %s: %s. tools/export/aten_ops.py proposes %s;" % (
+                         "this op" if one else "these ops", ", ".join(missing),
+                         "its signature" if one else "their signatures"),
                      "at %s:%d in " % (path, source_line(path, code)))
     c.expect_absent(out)
 

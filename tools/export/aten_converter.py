@@ -388,11 +388,12 @@ def problems_error(module, problems):
             "ops:\n%s" % (type(module).__name__, calls, "" if calls == 1 else "s",
                           "\n".join(lines)))
     if missing:
-        text += ("\ngraft's registry lacks %s: %s. tools/export/aten_ops.py proposes their "
-                 "signatures; the exporter uses an op as soon as graft's registry "
-                 "(docs/ops.md) has it. Until then, write those lines with ops graft has "
-                 "(docs/ops.md)." % ("this op" if len(missing) == 1 else "these ops",
-                                    ", ".join(missing)))
+        one = len(missing) == 1
+        text += ("\ngraft's registry lacks %s: %s. tools/export/aten_ops.py proposes %s; the "
+                 "exporter uses an op as soon as graft's registry (docs/ops.md) has it. Until "
+                 "then, write those lines with ops graft has (docs/ops.md)."
+                 % ("this op" if one else "these ops", ", ".join(missing),
+                    "its signature" if one else "their signatures"))
     if any(str(e) == NO_ROW for _, _, e in problems):
         text += ("\nAn ATen op without a row has no graft equivalent: write those lines with "
                  "ops graft has (docs/ops.md), or add a row to tools/export/aten_ops.py if a "
