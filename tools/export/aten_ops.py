@@ -79,6 +79,7 @@ PROPOSED = {
     "arange": "arange(Scalar start, Scalar end, Scalar step=1, str? dtype=None)",
 }
 
+
 def _alpha(a):
     return None if a.alpha == 1 else scalar(a.alpha)
 
