@@ -16,7 +16,7 @@ import sys
 
 
 def fail(message):
-    sys.exit("export_errors_test.py: FAIL: " + message)
+    sys.exit("%s: FAIL: %s" % (os.path.basename(sys.argv[0]), message))
 
 
 class Case:
@@ -26,11 +26,15 @@ class Case:
         self.models = os.path.join(source_dir, "tests", "models", "bad_models.py")
 
     def export(self, factory, out, *extra):
-        command = [sys.executable, os.path.join(self.src, "tools", "export_fx.py"),
-                   "%s:%s" % (self.models, factory), "-o", out] + list(extra)
+        return self.export_spec("%s:%s" % (self.models, factory), out, *extra)
+
+    def export_spec(self, spec, out, *extra, env=None):
+        """Runs export_fx.py on a model spec; env adds environment variables."""
+        command = [sys.executable, os.path.join(self.src, "tools", "export_fx.py"), spec,
+                   "-o", out] + list(extra)
         print("+ " + " ".join(command))
         result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True)
+                                text=True, env=dict(os.environ, **(env or {})))
         print(result.stdout + result.stderr)
         return result
 
@@ -63,11 +67,25 @@ def digest(directory):
 
 def case_not_traceable(c):
     out = os.path.join(c.work, "out")
-    r = c.export("data_dependent_branch", out)
+    r = c.export("data_dependent_branch", out, "--capture", "fx")
     c.expect_refused(r, "torch.fx cannot trace DataDependentBranch",
                      "symbolically traced variables cannot be used as inputs to control flow",
                      "bad_models.py:", "in forward: if y.sum() > 0:",
                      "control flow that depends on tensor values")
+    c.expect_absent(out)
+
+
+def case_not_traceable_either_way(c):
+    # auto: torch.fx fails, and make_fx refuses to read the tensor's value for the `if`.
+    out = os.path.join(c.work, "out")
+    r = c.export("data_dependent_branch", out)
+    c.expect_refused(r, "make_fx (ATen) could not run DataDependentBranch on the example "
+                        "inputs: RuntimeError: It appears that you're trying to get value out "
+                        "of a tracing tensor",
+                     "bad_models.py:20 in forward: if y.sum() > 0:",
+                     "select with torch.where",
+                     "(torch.fx was tried first: torch.fx could not trace: symbolically traced "
+                     "variables cannot be used as inputs to control flow at ")
     c.expect_absent(out)
 
 
@@ -81,7 +99,7 @@ def case_float64_weights(c):
 
 def case_unsupported_ops(c):
     out = os.path.join(c.work, "out")
-    r = c.export("unsupported_ops", out)
+    r = c.export("unsupported_ops", out, "--capture", "fx")
     c.expect_refused(r, "6 nodes of the traced graph cannot be converted",
                      "conv       call_module 'conv' (torch.nn.modules.conv.Conv1d)",
                      "pad        call_function torch.nn.functional.pad",
@@ -120,6 +138,7 @@ def case_failure_keeps_previous_export(c):
 
 CASES = {
     "not-traceable": case_not_traceable,
+    "not-traceable-either-way": case_not_traceable_either_way,
     "float64-weights": case_float64_weights,
     "unsupported-ops": case_unsupported_ops,
     "output-is-file": case_output_is_file,

@@ -89,7 +89,8 @@ def main():
 
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
-    module, shapes = models.build("torchvision:resnet18", seed=0)
+    built = models.build("torchvision:resnet18", seed=0)
+    module, shapes = built.module, built.shapes
     models.randomize_norm_stats(module, seed=0)
     module.eval()
     inputs = models.example_inputs(shapes, batch=1, seed=0)

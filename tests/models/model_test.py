@@ -5,6 +5,7 @@ with PyTorch (compare.py).
 
     model_test.py --rewrite BIN --source-dir SRC --work DIR SPEC [--batch B] [--rules R]
                   [--rtol X] [--atol Y] [--scaled-atol S] [--input-shape D,D,...]
+                  [--capture auto|fx|aten]
 
 SPEC is an export_fx.py model spec (torchvision:resnet18, FILE.py:FACTORY). Everything is
 written below --work, which is recreated. The rules must remove every batch_norm and
@@ -44,7 +45,9 @@ def main():
     parser.add_argument("--rewrite", required=True)
     parser.add_argument("--source-dir", required=True)
     parser.add_argument("--work", required=True)
-    parser.add_argument("--batch", default="1")
+    parser.add_argument("--batch", default=None,
+                        help="export_fx.py's --batch (not for factories returning inputs)")
+    parser.add_argument("--capture", default="auto", help="export_fx.py's --capture")
     parser.add_argument("--rules", default="examples/rules/fuse.rules")
     parser.add_argument("--rtol", type=float, default=1e-4)
     parser.add_argument("--atol", type=float, default=1e-4)
@@ -61,7 +64,10 @@ def main():
     os.makedirs(args.work)
     model_dir = os.path.join(args.work, "model")
     export = [sys.executable, os.path.join(src, "tools", "export_fx.py"), args.spec,
-              "-o", model_dir, "--batch", args.batch, "--reference", "--randomize-norm-stats"]
+              "-o", model_dir, "--reference", "--randomize-norm-stats",
+              "--capture", args.capture]
+    if args.batch is not None:
+        export += ["--batch", args.batch]
     for shape in args.input_shape:
         export += ["--input-shape", shape]
     run(export, "export")

@@ -1,11 +1,12 @@
-"""Values shared by the exporter's modules: the error types and what an fx node turns into.
+"""Values shared by the exporter's modules: the error types and what a traced node turns into.
 
-An fx node's value during conversion is one of
+A traced node's value during conversion is one of
   Ref            a node of the graft graph (a tensor),
   a Python value an int, float, bool, str, None or a tuple/list of them, folded at export time
                  (sizes, dims, arithmetic on them),
-  BatchDependent a folded int that differs between the two batch sizes the exporter traces
-                 with (x.size(0) and what is computed from it).
+  Dependent      a folded int that differs between the runs the exporter traces with, one
+                 with the example inputs and one per symbolic dim with that dim one larger
+                 (x.size(0) under the batch symbol N, and what is computed from it).
 """
 
 
@@ -15,7 +16,17 @@ class ExportError(Exception):
 
 
 class Unsupported(Exception):
-    """One fx node cannot be converted; the converter collects these and reports them all."""
+    """One traced node cannot be converted; the converter collects these and reports them
+    all."""
+
+
+class MissingOp(Unsupported):
+    """A traced node needs a graft op that graft's registry does not have (yet)."""
+
+    def __init__(self, op, also=None):
+        super().__init__("needs graft op '%s', which graft's registry does not have yet%s"
+                         % (op, "; also: " + also if also else ""))
+        self.op = op
 
 
 class Ref:
@@ -30,17 +41,57 @@ class Ref:
         return "Ref(%r)" % self.name
 
 
-class BatchDependent:
-    """An int computed from the batch size: `small` at the traced batch, `large` at batch + 1."""
+class Dependent:
+    """An int that depends on symbolic dims: `base` with the example inputs (whose symbols
+    have the sizes `sizes`), changes[s] when symbol s is one larger (only the symbols that
+    change it are keys)."""
 
-    __slots__ = ("small", "large")
+    __slots__ = ("base", "changes", "sizes")
 
-    def __init__(self, small, large):
-        self.small = small
-        self.large = large
+    def __init__(self, base, changes, sizes):
+        self.base = base
+        self.changes = changes
+        self.sizes = sizes
+
+    def symbols(self):
+        return sorted(self.changes)
+
+    def describe(self):
+        """'5 at T=5, 6 at T=6'."""
+        parts = ["%d at %s" % (self.base, ", ".join("%s=%d" % (s, self.sizes[s])
+                                                      for s in self.symbols()))]
+        for s in self.symbols():
+            parts.append("%d at %s=%d" % (self.changes[s], s, self.sizes[s] + 1))
+        return ", ".join(parts)
+
+    def error(self, what):
+        """The Unsupported for a use of this value where graft needs a constant."""
+        return Unsupported("%s depends on %s (%s), but graft needs a constant here; %s"
+                           % (what, "/".join(self.symbols()), self.describe(),
+                              advice(self.symbols())))
 
     def __repr__(self):
-        return "BatchDependent(%r, %r)" % (self.small, self.large)
+        return "Dependent(%r, %r)" % (self.base, self.changes)
+
+
+def advice(symbols):
+    """What a user can do about a value that depends on `symbols` (N is the batch)."""
+    user = [s for s in symbols if s != "N"]
+    parts = []
+    if "N" in symbols:
+        parts.append("export with --static-batch")
+    if user:
+        parts.append("export without --dynamic-dim %s" % "/".join(user))
+    return " or ".join(parts)
+
+
+def as_int(value, what):
+    """`value` as an int constant, or Unsupported saying what it is instead."""
+    if isinstance(value, Dependent):
+        raise value.error(what)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise Unsupported("%s must be an int, got %r" % (what, value))
+    return value
 
 
 class Failed:

@@ -1,7 +1,9 @@
 """Model specs of the command line: `torchvision:NAME` or `MODULE:FACTORY`, where MODULE is a
 dotted module path importable from the current directory or a .py file, and FACTORY a callable
-returning an nn.Module. Models are built after torch.manual_seed(seed), so their random
-initialisation is reproducible; torchvision models get weights=None (nothing is downloaded).
+returning an nn.Module, or (module, example_inputs) with the inputs a tensor or a tuple/list of
+tensors. Models are built after torch.manual_seed(seed), so their random initialisation (and a
+factory's inputs) are reproducible; torchvision models get weights=None (nothing is
+downloaded), and segmentation and video models their own input shapes.
 """
 import importlib
 import importlib.util
@@ -13,31 +15,59 @@ import torch
 from .common import ExportError
 
 TORCHVISION_INPUT_SHAPE = (3, 224, 224)
+VIDEO_INPUT_SHAPE = (3, 16, 112, 112)   # (C, T, H, W) of torchvision's video classifiers
+
+
+class Built:
+    """A built model: the module, its input shapes without the batch dim (or None), and the
+    example inputs a factory returned (or None)."""
+
+    def __init__(self, module, shapes=None, inputs=None):
+        self.module, self.shapes, self.inputs = module, shapes, inputs
+
+
+def _torchvision(name):
+    import torchvision
+    for where, shape in ((torchvision.models.segmentation, TORCHVISION_INPUT_SHAPE),
+                         (torchvision.models.video, VIDEO_INPUT_SHAPE),
+                         (torchvision.models, TORCHVISION_INPUT_SHAPE)):
+        factory = getattr(where, name, None)
+        if factory is not None and not name.startswith("_") and callable(factory):
+            if where is torchvision.models.segmentation:
+                return Built(factory(weights=None, weights_backbone=None), [shape])
+            return Built(factory(weights=None), [shape])
+    raise ExportError("torchvision.models has no model '%s'" % name)
 
 
 def build(spec, seed):
-    """Returns (module, input_shapes or None). input_shapes exclude the batch dim; they come
-    from the module's `input_shapes` attribute if it has one."""
+    """Returns the Built model of a spec. Shapes come from the module's `input_shapes`
+    attribute if it has one; inputs from a factory that returns (module, inputs)."""
     if ":" not in spec:
         raise ExportError("model spec '%s' must be torchvision:NAME or MODULE:FACTORY" % spec)
     where, name = spec.rsplit(":", 1)
     torch.manual_seed(seed)
     if where == "torchvision":
-        import torchvision
-        factory = getattr(torchvision.models, name, None)
-        if factory is None or name.startswith("_") or not callable(factory):
-            raise ExportError("torchvision.models has no model '%s'" % name)
-        return factory(weights=None), [TORCHVISION_INPUT_SHAPE]
+        return _torchvision(name)
     module = _import(where)
     factory = getattr(module, name, None)
     if factory is None or not callable(factory):
         raise ExportError("'%s' has no callable '%s'" % (where, name))
-    model = factory()
-    if not isinstance(model, torch.nn.Module):
-        raise ExportError("%s() returned a %s, expected a torch.nn.Module"
-                          % (spec, type(model).__name__))
-    shapes = getattr(model, "input_shapes", None)
-    return model, [tuple(s) for s in shapes] if shapes is not None else None
+    result = factory()
+    inputs = None
+    if isinstance(result, (tuple, list)) and len(result) == 2 and isinstance(
+            result[0], torch.nn.Module):
+        result, inputs = result
+        inputs = (inputs,) if isinstance(inputs, torch.Tensor) else inputs
+        if not isinstance(inputs, (tuple, list)) or not all(
+                isinstance(x, torch.Tensor) for x in inputs):
+            raise ExportError("%s() returned (module, %s); the example inputs must be a tensor "
+                              "or a tuple/list of tensors" % (spec, type(inputs).__name__))
+        inputs = tuple(inputs)
+    if not isinstance(result, torch.nn.Module):
+        raise ExportError("%s() returned a %s, expected a torch.nn.Module or (module, "
+                          "example_inputs)" % (spec, type(result).__name__))
+    shapes = getattr(result, "input_shapes", None)
+    return Built(result, [tuple(s) for s in shapes] if shapes is not None else None, inputs)
 
 
 def _import(where):

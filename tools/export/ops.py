@@ -26,7 +26,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from .common import BatchDependent, Ref, Unsupported
+from .common import Ref, Unsupported, as_int
 
 # ** helpers **
 
@@ -37,21 +37,12 @@ def _tensor(value, what):
     return value
 
 
-def _int(value, what):
-    if isinstance(value, BatchDependent):
-        raise Unsupported("%s depends on the batch size (%d at batch B, %d at B + 1); export "
-                          "with --static-batch" % (what, value.small, value.large))
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise Unsupported("%s must be an int, got %r" % (what, value))
-    return value
-
-
 def _ints(value, what, n=None):
     """An int or a sequence of ints as a list; a single int is repeated n times."""
     if isinstance(value, (tuple, list)):
-        result = [_int(v, what) for v in value]
+        result = [as_int(v, what) for v in value]
     else:
-        result = [_int(value, what)] * (n or 1)
+        result = [as_int(value, what)] * (n or 1)
     if n is not None and len(result) != n:
         raise Unsupported("%s must have %d values, got %r" % (what, n, value))
     return result
@@ -62,23 +53,6 @@ def _dims(value, what):
     if value is None:
         return None
     return _ints(value, what)
-
-
-def _shape(value, what="shape"):
-    """A reshape target. A size computed from the batch (x.size(0)) becomes the one -1, which
-    is exact: the element count fixes the single unknown dim."""
-    if isinstance(value, (tuple, list)) and len(value) == 1 and isinstance(value[0], (tuple, list)):
-        value = value[0]  # x.view((a, b)) as well as x.view(a, b)
-    if not isinstance(value, (tuple, list)):
-        value = [value]
-    dependent = [i for i, v in enumerate(value) if isinstance(v, BatchDependent)]
-    result = [v if isinstance(v, BatchDependent) else _int(v, what) for v in value]
-    if dependent:
-        if len(dependent) > 1 or -1 in result:
-            raise Unsupported("%s %r has more than one size that depends on the batch size; "
-                              "export with --static-batch" % (what, value))
-        result[dependent[0]] = -1
-    return result
 
 
 def _pool_stride(stride):
@@ -94,7 +68,7 @@ def _output_size(cx, input, output_size):
     if len(sizes) != 2:
         raise Unsupported("output_size must have 2 values, got %r" % (output_size,))
     shape = cx.shape(input)
-    return [shape[len(shape) - 2 + i] if s is None else _int(s, "output_size")
+    return [shape[len(shape) - 2 + i] if s is None else as_int(s, "output_size")
             for i, s in enumerate(sizes)]
 
 
@@ -133,7 +107,7 @@ def conv2d(cx, input, weight, bias=None, stride=1, padding=0, dilation=1, groups
     return cx.call("conv2d", [_tensor(input, "input"), _tensor(weight, "weight"), bias],
                    stride=_ints(stride, "stride", 2),
                    padding=_conv_padding(cx, weight, padding, dilation),
-                   dilation=dilation, groups=_int(groups, "groups"))
+                   dilation=dilation, groups=as_int(groups, "groups"))
 
 
 def linear(cx, input, weight, bias=None):
@@ -162,7 +136,7 @@ def _softmax(op):
         if dim is None:
             raise Unsupported("%s without dim (torch's implicit dim is deprecated)" % op)
         _no_dtype(dtype)
-        return cx.call(op, [input], dim=_int(dim, "dim"))
+        return cx.call(op, [input], dim=as_int(dim, "dim"))
     return convert
 
 
@@ -289,12 +263,13 @@ def amax(cx, input, dim=(), keepdim=False):
 
 
 def flatten(cx, input, start_dim=0, end_dim=-1):
-    return cx.call("flatten", [input], start_dim=_int(start_dim, "start_dim"),
-                   end_dim=_int(end_dim, "end_dim"))
+    return cx.call("flatten", [input], start_dim=as_int(start_dim, "start_dim"),
+                   end_dim=as_int(end_dim, "end_dim"))
 
 
 def reshape(cx, input, shape):
-    return cx.call("reshape", [input], shape=_shape(shape))
+    # The recorded shapes say which sizes follow the symbols (builder.GraphBuilder.reshape).
+    return cx.reshape(_tensor(input, "input"))
 
 
 def permute(cx, input, dims):
@@ -302,20 +277,20 @@ def permute(cx, input, dims):
 
 
 def transpose(cx, input, dim0, dim1):
-    return cx.call("transpose", [input], dim0=_int(dim0, "dim0"), dim1=_int(dim1, "dim1"))
+    return cx.call("transpose", [input], dim0=as_int(dim0, "dim0"), dim1=as_int(dim1, "dim1"))
 
 
 def unsqueeze(cx, input, dim):
-    return cx.call("unsqueeze", [input], dim=_int(dim, "dim"))
+    return cx.call("unsqueeze", [input], dim=as_int(dim, "dim"))
 
 
 def squeeze(cx, input, dim=None):
-    return cx.call("squeeze", [input], dim=None if dim is None else _int(dim, "dim"))
+    return cx.call("squeeze", [input], dim=None if dim is None else as_int(dim, "dim"))
 
 
 def cat(cx, tensors, dim=0):
     return cx.call("cat", [[_tensor(t, "each of cat's tensors") for t in tensors]],
-                   dim=_int(dim, "dim"))
+                   dim=as_int(dim, "dim"))
 
 
 def _same_op(op):

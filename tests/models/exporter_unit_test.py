@@ -1,0 +1,197 @@
+#!/usr/bin/python3
+"""Unit tests of the exporter's pieces: symbolic dims (tools/export/symbols.py), the
+source-line filter (source_lines.py), the capture's naming of parameters and inputs
+(aten_capture.py) and the ATen path's runs at batch 1 (aten_converter.py).
+
+    exporter_unit_test.py SOURCE_DIR
+"""
+import contextlib
+import io
+import os
+import sys
+import unittest
+
+SOURCE_DIR = sys.argv.pop(1) if len(sys.argv) > 1 else os.getcwd()
+sys.path.insert(0, os.path.join(SOURCE_DIR, "tools"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+import torchvision  # noqa: E402
+
+from export import aten_capture, aten_converter, source_lines  # noqa: E402
+from export.common import Dependent, ExportError, Unsupported  # noqa: E402
+from export.symbols import (Symbols, fold, parse_dynamic_dim, reshape_plan,  # noqa: E402
+                            resolve, symbolic_shape)
+
+N_T = Symbols({"N": [(0, 0)], "T": [(0, 1)]}, {"N": 2, "T": 5})
+
+
+def runs(base, n, t):
+    """{None: base, "N": shape at N + 1, "T": shape at T + 1}."""
+    return {None: base, "N": n, "T": t}
+
+
+class ReshapePlanTest(unittest.TestCase):
+    def test_identity(self):
+        shapes = runs((2, 5, 8), (3, 5, 8), (2, 6, 8))
+        self.assertEqual(reshape_plan(N_T, shapes, shapes), [])
+
+    def test_merging_dims_is_a_flatten(self):
+        self.assertEqual(reshape_plan(N_T, runs((2, 5, 4, 2), (3, 5, 4, 2), (2, 6, 4, 2)),
+                                      runs((2, 5, 8), (3, 5, 8), (2, 6, 8))),
+                         [("flatten", 2, 3)])
+
+    def test_one_symbolic_size_becomes_minus_one(self):
+        self.assertEqual(reshape_plan(N_T, runs((2, 5, 8), (3, 5, 8), (2, 5, 8)),
+                                      runs((2, 5, 2, 4), (3, 5, 2, 4), (2, 5, 2, 4))),
+                         [("reshape", [-1, 5, 2, 4])])
+
+    def test_splitting_a_dim_under_two_symbols_is_an_unflatten(self):
+        self.assertEqual(reshape_plan(N_T, runs((2, 5, 8), (3, 5, 8), (2, 6, 8)),
+                                      runs((2, 5, 2, 4), (3, 5, 2, 4), (2, 6, 2, 4))),
+                         [("unflatten", 2, [2, 4])])
+
+    def test_merge_and_split_is_flatten_then_unflatten(self):
+        self.assertEqual(reshape_plan(N_T, runs((2, 5, 4, 6), (3, 5, 4, 6), (2, 6, 4, 6)),
+                                      runs((2, 5, 3, 8), (3, 5, 3, 8), (2, 6, 3, 8))),
+                         [("flatten", 2, 3), ("unflatten", 2, [3, 8])])
+
+    def test_a_new_unit_dim_is_an_unsqueeze(self):
+        self.assertEqual(reshape_plan(N_T, runs((2, 5), (3, 5), (2, 6)),
+                                      runs((2, 1, 5), (3, 1, 5), (2, 1, 6))),
+                         [("unsqueeze", 1)])
+
+    def test_merging_two_symbolic_dims_is_a_flatten(self):
+        self.assertEqual(reshape_plan(N_T, runs((2, 5, 8), (3, 5, 8), (2, 6, 8)),
+                                      runs((10, 8), (15, 8), (12, 8))), [("flatten", 0, 1)])
+
+    def test_splitting_one_dim_into_two_symbolic_dims_is_refused(self):
+        with self.assertRaisesRegex(Unsupported, "from \\[\\?, 8\\] to \\[N, T, 8\\] has 2 "
+                                                 "sizes that depend on N/T.*--static-batch "
+                                                 "or export without --dynamic-dim T"):
+            reshape_plan(N_T, runs((10, 8), (15, 8), (12, 8)),
+                         runs((2, 5, 8), (3, 5, 8), (2, 6, 8)))
+
+
+class SymbolsTest(unittest.TestCase):
+    def test_parse_dynamic_dim(self):
+        self.assertEqual(parse_dynamic_dim("T=1:1"), ("T", 1, 1))
+        self.assertEqual(parse_dynamic_dim("T=tokens:-1"), ("T", "tokens", -1))
+        for bad in ("T", "T=1", "=1:1", "1T=0:1", "T=1:x"):
+            with self.subTest(text=bad), self.assertRaises(ValueError):
+                parse_dynamic_dim(bad)
+
+    def test_resolve_by_name_and_index(self):
+        inputs = (torch.zeros(2, 7, dtype=torch.long), torch.zeros(2, 7, dtype=torch.bool))
+        symbols = resolve([("T", "ids", 1), ("T", 1, -1)], ["ids", "mask"], inputs, True)
+        self.assertEqual(symbols.dims, {"N": [(0, 0), (1, 0)], "T": [(0, 1), (1, 1)]})
+        self.assertEqual(symbols.sizes, {"N": 2, "T": 7})
+        self.assertEqual(symbols.input_shape(1, (2, 7)), ["N", "T"])
+        grown = symbols.grown(inputs, "T")
+        self.assertEqual([tuple(x.shape) for x in grown], [(2, 8), (2, 8)])
+        self.assertEqual(grown[0].dtype, torch.long)
+
+    def test_resolve_refusals(self):
+        inputs = (torch.zeros(2, 7), torch.zeros(2, 3))
+        cases = [([("N", 0, 1)], "'N' is the batch's symbol"),
+                 ([("T", 2, 1)], "the model has 2 inputs"),
+                 ([("T", "y", 1)], "no input named 'y' \\(the inputs are x, m\\)"),
+                 ([("T", 0, 2)], "input 'x' has 2 dims"),
+                 ([("T", 0, 0)], "already the symbol N \\(the batch"),
+                 ([("T", 0, 1), ("T", 1, 1)], "has size 3, but T is 7 elsewhere")]
+        for specs, message in cases:
+            with self.subTest(specs=specs), self.assertRaisesRegex(ExportError, message):
+                resolve(specs, ["x", "m"], inputs, True)
+
+    def test_symbolic_shape(self):
+        self.assertEqual(symbolic_shape(N_T, (2, 5, 8), {"N": (3, 5, 8), "T": (2, 6, 8)}),
+                         ["N", "T", 8])
+        self.assertIsNone(symbolic_shape(N_T, (10, 8), {"N": (15, 8), "T": (12, 8)}))
+
+    def test_fold(self):
+        value = fold(N_T, 10, {"N": 15, "T": 10})
+        self.assertIsInstance(value, Dependent)
+        self.assertEqual(value.describe(), "10 at N=2, 15 at N=3")
+        self.assertEqual(fold(N_T, [4, 10], {"N": [4, 10], "T": [4, 10]}), [4, 10])
+        with self.assertRaisesRegex(Unsupported, "changes with T"):
+            fold(N_T, 0.5, {"N": 0.5, "T": 0.25})
+
+
+class SourceLinesTest(unittest.TestCase):
+    def test_torchvision_is_model_code_and_torch_is_not(self):
+        torch_file = torch.nn.functional.__file__
+        vision_file = torchvision.models.shufflenetv2.__file__
+        self.assertTrue(os.path.dirname(vision_file).startswith(
+            os.path.dirname(os.path.dirname(torch.__file__))))
+        self.assertTrue(source_lines.is_library_file(torch_file))
+        self.assertFalse(source_lines.is_library_file(vision_file))
+        self.assertFalse(source_lines.is_library_file(__file__))
+
+
+class CaptureNamesTest(unittest.TestCase):
+    def test_state_tensors_keep_state_dict_names_and_tie_once(self):
+        model = nn.Sequential(nn.Linear(3, 3), nn.BatchNorm1d(3), nn.Linear(3, 3))
+        model[2].weight = model[0].weight
+        unique, index = aten_capture.state_tensors(model)
+        names = [n for n, _ in unique]
+        self.assertEqual(names, ["0.weight", "0.bias", "1.weight", "1.bias", "2.bias",
+                                 "1.running_mean", "1.running_var", "1.num_batches_tracked"])
+        self.assertEqual(index["2.weight"], index["0.weight"])
+        self.assertEqual(set(index), set(model.state_dict()))
+
+    def test_input_names_follow_forward(self):
+        class M(nn.Module):
+            def forward(self, ids, mask=None):
+                return ids
+        self.assertEqual(aten_capture.input_names(M(), 2), ["ids", "mask"])
+        self.assertEqual(aten_capture.input_names(nn.Identity(), 1), ["input"])
+
+
+class BatchOneTest(unittest.TestCase):
+    """At batch 1 PyTorch may arrange data movement differently (size-1 dims); the ATen path
+    then traces the symbolic batch at 2 and 3, unless batch 1 computes something else."""
+
+    class MovesAtBatchOne(nn.Module):
+        def forward(self, x):
+            if x.size(0) == 1:  # stands for einsum's and matmul's size-1 folding
+                x = x.transpose(1, 2).transpose(1, 2)
+            return torch.relu(x)
+
+    class ComputesAtBatchOne(nn.Module):
+        def forward(self, x):
+            if x.size(0) == 1:
+                x = x * 2.0
+            return torch.relu(x)
+
+    def runs(self, module, x=None):
+        x = torch.randn(1, 3, 4) if x is None else x
+        symbols = resolve([], ["x"], (x,), True)
+        stderr = io.StringIO()
+        with contextlib.redirect_stderr(stderr):
+            base, variants, symbols = aten_converter._capture_runs(module, (x,), symbols)
+        return base, symbols, stderr.getvalue()
+
+    def test_movement_only_differences_trace_the_batch_at_two(self):
+        base, symbols, stderr = self.runs(self.MovesAtBatchOne())
+        self.assertEqual(symbols.sizes, {"N": 2})
+        self.assertEqual(stderr, "")
+        self.assertEqual([str(n.target) for n in base.gm.graph.nodes
+                          if n.op == "call_function"], ["aten.relu.default"])
+
+    def test_multihead_attention_at_batch_one_keeps_the_symbolic_batch(self):
+        import capture_models
+        module, _ = capture_models.self_attention()
+        base, symbols, stderr = self.runs(module.eval(), torch.randn(1, 5, 16))
+        self.assertEqual(symbols.sizes, {"N": 2})
+        self.assertEqual(stderr, "")
+
+    def test_other_differences_give_a_static_batch(self):
+        base, symbols, stderr = self.runs(self.ComputesAtBatchOne())
+        self.assertEqual(symbols.sizes, {})
+        self.assertIn("the captured graph changes with the batch size", stderr)
+        self.assertIn("aten.mul.Tensor", [str(n.target) for n in base.gm.graph.nodes])
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
