@@ -109,6 +109,21 @@ bool attr_json_representable(const AttrValue& value, std::string* error) {
   return true;
 }
 
+void append_json_string(std::string& out, std::string_view s, bool replace_invalid) {
+  bool plain = std::all_of(s.begin(), s.end(),
+                           [](char c) { return c >= 0x20 && c < 0x7F && c != '"' && c != '\\'; });
+  if (!plain) {
+    out += nlohmann::json(std::string(s))
+               .dump(-1, ' ', false,
+                     replace_invalid ? nlohmann::json::error_handler_t::replace
+                                     : nlohmann::json::error_handler_t::strict);
+    return;
+  }
+  out += '"';
+  out += s;
+  out += '"';
+}
+
 std::string json_pointer_token(const std::string& key) {
   std::string out;
   for (char c : key) {

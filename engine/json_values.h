@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -26,6 +27,11 @@ std::optional<Scalar> scalar_from_json(const nlohmann::json& j, std::string* err
 std::optional<nlohmann::json> scalar_to_json(const Scalar& s);
 /// Whether JSON holds `value` exactly (its floats are finite); `error` says what does not.
 bool attr_json_representable(const AttrValue& value, std::string* error);
+
+/// Appends `s` as nlohmann's dump() writes a JSON string: printable ASCII as it is, the rest
+/// escaped by nlohmann itself, which throws on invalid UTF-8 unless `replace_invalid` (then
+/// U+FFFD stands for it).
+void append_json_string(std::string& out, std::string_view s, bool replace_invalid = false);
 
 /// RFC 6901 escaping of one JSON pointer token ('~' -> "~0", '/' -> "~1").
 std::string json_pointer_token(const std::string& key);

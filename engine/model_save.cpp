@@ -135,6 +135,17 @@ class HashingFileSink : public ByteSink {
   std::string buffer_;
 };
 
+/// Streams model.json into the file being staged.
+class FileSink : public ByteSink {
+ public:
+  explicit FileSink(AtomicFileSet& files) : files_(files) {}
+  bool write(std::string_view bytes) override { return files_.write(bytes, &error); }
+  std::string error;
+
+ private:
+  AtomicFileSet& files_;
+};
+
 /// One save of `model` to `path`, made while holding the output's lock.
 class ModelSave {
  public:
@@ -203,10 +214,13 @@ bool ModelSave::stage_weights(AtomicFileSet& files, std::string* error) {
 
 bool ModelSave::write(std::string* error) {
   AtomicFileSet files;
-  if (!stage_weights(files, error) ||
-      !files.stage(path_, model_to_json_text(model_, weights_name_), error)) {
+  if (!stage_weights(files, error) || !files.begin(path_, error)) return false;
+  FileSink sink(files);
+  if (!write_model_json(model_, weights_name_, sink)) {
+    *error = sink.error;
     return false;
   }
+  if (!files.finish(error)) return false;
   // Recorded before they appear under these names: a kill from here on leaves them listed.
   if (!weights_name_.empty() && !record(weights_name_, error)) return false;
   if (!record(fs::path(files.last_temp()).filename().string(), error)) return false;
