@@ -6,7 +6,6 @@
 #include "engine/json_values.h"
 #include "engine/model_loader.h"
 #include "engine/op_registry.h"
-#include "engine/shape_infer.h"
 #include "engine/support/edit_distance.h"
 
 namespace graft {
@@ -207,12 +206,13 @@ void ModelLoader::infer_type(Node* node, JsonRef n, const std::string& path) {
     if (in.is_node() && !in.node->type()) return;  // an earlier error left it untyped
   }
   std::string err;
-  std::optional<TensorType> type = infer_node_type(*node, &err);
-  if (!type) {
+  const TensorType* type = nullptr;
+  TypeMemo& memo = type_memos_.try_emplace(node->schema(), /*attrs_interned=*/true).first->second;
+  if (!memo.infer(*node, &type, &err)) {
     error(path, "node '" + node->name() + "' (" + node->target() + "): " + err);
     return;
   }
-  node->meta().set_type(type);
+  node->meta().type = type;
   std::optional<JsonRef> meta = n.find("meta");
   if (!meta) return;
   std::optional<TensorType> declared =
@@ -224,7 +224,11 @@ void ModelLoader::infer_type(Node* node, JsonRef n, const std::string& path) {
   if (!meta->is_object()) return;
   if (std::optional<JsonRef> p = meta->find("provenance")) {
     if (p->is_string()) {
-      node->meta().provenance = SharedString(std::string(p->str()));
+      auto it = provenances_.find(p->str());  // one string per rule, shared by its nodes
+      if (it == provenances_.end()) {
+        it = provenances_.emplace(std::string(p->str()), SharedString(std::string(p->str()))).first;
+      }
+      node->meta().provenance = it->second;
     } else {
       error(path + "/meta/provenance", "expected a string, got " + p->dump());
     }

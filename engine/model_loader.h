@@ -8,12 +8,14 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/json_tape.h"
 #include "engine/model_json.h"
 #include "engine/shape.h"
 #include "engine/support/string_map.h"
+#include "engine/type_memo.h"
 
 namespace graft {
 
@@ -155,6 +157,9 @@ class ModelLoader {
   // Nodes by a hash of their name: most references are to nodes just read, which are found
   // here without a probe of the graph's name index of millions.
   std::array<Node*, 256> recent_{};
+  // One per op: consecutive nodes of an op mostly have the types and attributes of the last.
+  std::unordered_map<const OpSchema*, TypeMemo> type_memos_{};
+  StringMap<SharedString> provenances_;
   std::vector<Given> given_;    // load_call's, kept for its buffer
   std::vector<Input> inputs_;   // likewise
 };
