@@ -151,13 +151,20 @@ bool JsonReader::read_key(std::string_view* key, size_t* quote) {
 
 bool JsonReader::read_value(JsonTape& tape, int depth) {
   switch (peek()) {
-    case '{': return read_container(tape, depth, true);
-    case '[': return read_container(tape, depth, false);
-    case '"': return read_string(tape);
-    case 't': return read_literal(tape, "true", JsonType::kBool, true);
-    case 'f': return read_literal(tape, "false", JsonType::kBool, false);
-    case 'n': return read_literal(tape, "null", JsonType::kNull, false);
-    default: return read_number(tape);
+    case '{':
+      return read_container(tape, depth, true);
+    case '[':
+      return read_container(tape, depth, false);
+    case '"':
+      return read_string(tape);
+    case 't':
+      return read_literal(tape, "true", JsonType::kBool, true);
+    case 'f':
+      return read_literal(tape, "false", JsonType::kBool, false);
+    case 'n':
+      return read_literal(tape, "null", JsonType::kNull, false);
+    default:
+      return read_number(tape);
   }
 }
 
@@ -334,8 +341,8 @@ bool JsonReader::read_number(JsonTape& tape) {
   if (integer) {
     // As strtoll / strtoull: an integer that does not fit becomes a double below.
     uint64_t magnitude = 0;
-    auto [end, ec] = std::from_chars(token.data() + (negative ? 1 : 0),
-                                     token.data() + token.size(), magnitude);
+    auto [end, ec] =
+        std::from_chars(token.data() + (negative ? 1 : 0), token.data() + token.size(), magnitude);
     if (ec == std::errc() && !negative) {
       e.type = JsonType::kUnsigned;
       e.u = magnitude;

@@ -6,44 +6,63 @@ namespace graft {
 
 const char* JsonRef::type_name() const {
   switch (type()) {
-    case JsonType::kNull: return "null";
-    case JsonType::kBool: return "boolean";
+    case JsonType::kNull:
+      return "null";
+    case JsonType::kBool:
+      return "boolean";
     case JsonType::kInt:
     case JsonType::kUnsigned:
-    case JsonType::kFloat: return "number";
-    case JsonType::kString: return "string";
-    case JsonType::kArray: return "array";
-    case JsonType::kObject: return "object";
+    case JsonType::kFloat:
+      return "number";
+    case JsonType::kString:
+      return "string";
+    case JsonType::kArray:
+      return "array";
+    case JsonType::kObject:
+      return "object";
   }
   return "null";
 }
 
 size_t JsonRef::size() const {
   switch (type()) {
-    case JsonType::kNull: return 0;
+    case JsonType::kNull:
+      return 0;
     case JsonType::kArray:
-    case JsonType::kObject: return e().count;
-    default: return 1;
+    case JsonType::kObject:
+      return e().count;
+    default:
+      return 1;
   }
 }
 
 int64_t JsonRef::int64() const {
   switch (type()) {
-    case JsonType::kInt: return e().i;
-    case JsonType::kUnsigned: return static_cast<int64_t>(e().u);
-    case JsonType::kFloat: return static_cast<int64_t>(e().d);
-    case JsonType::kBool: return e().flag ? 1 : 0;
-    default: return 0;
+    case JsonType::kInt:
+      return e().i;
+    case JsonType::kUnsigned:
+      return static_cast<int64_t>(e().u);
+    case JsonType::kFloat:
+      return static_cast<int64_t>(e().d);
+    case JsonType::kBool:
+      return e().flag ? 1 : 0;
+    default:
+      return 0;
   }
 }
 
 double JsonRef::number() const {
   switch (type()) {
-    case JsonType::kInt: return static_cast<double>(e().i);
-    case JsonType::kUnsigned: return static_cast<double>(e().u);
-    case JsonType::kFloat: return e().d;
-    case JsonType::kBool: return e().flag ? 1.0 : 0.0;
-    default: return 0.0;
+    case JsonType::kInt:
+      return static_cast<double>(e().i);
+    case JsonType::kUnsigned:
+      return static_cast<double>(e().u);
+    case JsonType::kFloat:
+      return e().d;
+    case JsonType::kBool:
+      return e().flag ? 1.0 : 0.0;
+    default:
+      return 0.0;
   }
 }
 
@@ -74,12 +93,18 @@ std::vector<std::pair<std::string_view, JsonRef>> JsonRef::sorted_members() cons
 
 nlohmann::json JsonRef::to_json() const {
   switch (type()) {
-    case JsonType::kNull: return nullptr;
-    case JsonType::kBool: return boolean();
-    case JsonType::kInt: return e().i;
-    case JsonType::kUnsigned: return e().u;
-    case JsonType::kFloat: return e().d;
-    case JsonType::kString: return std::string(str());
+    case JsonType::kNull:
+      return nullptr;
+    case JsonType::kBool:
+      return boolean();
+    case JsonType::kInt:
+      return e().i;
+    case JsonType::kUnsigned:
+      return e().u;
+    case JsonType::kFloat:
+      return e().d;
+    case JsonType::kString:
+      return std::string(str());
     case JsonType::kArray: {
       nlohmann::json array = nlohmann::json::array();
       for (JsonRef element : *this) array.push_back(element.to_json());

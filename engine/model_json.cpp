@@ -66,8 +66,8 @@ void report_invalid_json(const std::string& file, std::string_view text, const J
                 "invalid JSON: " + reader.error_reason());
     return;
   }
-  DiagLocation at =
-      bad.offset == std::string::npos ? DiagLocation::in_file(file) : at_offset(file, text, bad.offset);
+  DiagLocation at = bad.offset == std::string::npos ? DiagLocation::in_file(file)
+                                                    : at_offset(file, text, bad.offset);
   switch (bad.kind) {
     case JsonError::Kind::kSyntax:
       diags.error(at, "invalid JSON: " + bad.reason);
@@ -80,8 +80,8 @@ void report_invalid_json(const std::string& file, std::string_view text, const J
       diags.error(at, "duplicate key '" + bad.key + "' in " +
                           (bad.object_pointer.empty() ? std::string("the top-level object")
                                                       : bad.object_pointer) +
-                          " (first given at " + std::to_string(line) + ":" +
-                          std::to_string(col) + ")");
+                          " (first given at " + std::to_string(line) + ":" + std::to_string(col) +
+                          ")");
       break;
     }
   }
@@ -223,8 +223,8 @@ std::optional<Model> load_model(const std::string& path, DiagnosticEngine& diags
     return std::nullopt;
   }
   std::string dir = std::filesystem::path(path).parent_path().string();
-  std::optional<Model> model = load_model_from_string(*text, path, dir.empty() ? "." : dir,
-                                                      diags, policy);
+  std::optional<Model> model =
+      load_model_from_string(*text, path, dir.empty() ? "." : dir, diags, policy);
   if (model) model->path = path;
   return model;
 }

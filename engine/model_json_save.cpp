@@ -50,7 +50,7 @@ class ModelJsonWriter {
 
   ByteSink& sink_;
   std::string buffer_;
-  std::unordered_map<const TensorType*, std::string> types_;  // "shape":[…],"dtype":"…"
+  std::unordered_map<const TensorType*, std::string> types_;         // "shape":[…],"dtype":"…"
   std::unordered_map<const std::string*, std::string> provenances_;  // "provenance":"…"
 };
 

@@ -93,9 +93,9 @@ bool ModelLoader::bind_arguments(const OpSchema& schema, JsonRef n, const std::s
   }
   given->assign(schema.params.size(), Given{});
   if (args && args->size() > schema.params.size()) {
-    error(path + "/args", schema.name + "() takes at most " +
-                              std::to_string(schema.params.size()) + " arguments (" +
-                              std::to_string(args->size()) + " given): " + schema.signature);
+    error(path + "/args", schema.name + "() takes at most " + std::to_string(schema.params.size()) +
+                              " arguments (" + std::to_string(args->size()) +
+                              " given): " + schema.signature);
     return false;
   }
   if (args) {
@@ -137,30 +137,29 @@ std::string ModelLoader::given_path(const std::string& node_path, const Given& g
                    : node_path + "/args/" + std::to_string(g.position);
 }
 
-bool ModelLoader::bind_operand(const OpSchema& schema, const OperandSpec& spec,
-                               const Given& given, const std::string& node_path,
-                               std::vector<Input>* inputs, bool* quiet) {
+bool ModelLoader::bind_operand(const OpSchema& schema, const OperandSpec& spec, const Given& given,
+                               const std::string& node_path, std::vector<Input>* inputs,
+                               bool* quiet) {
   if (!given.value || given.value->is_null()) {
     if (spec.optional || spec.variadic) {
       if (!spec.variadic) inputs->push_back(Input::none());
       if (spec.variadic && !given.value) {
-        error(node_path, schema.name + "() is missing its argument '" + spec.name +
-                             "': " + schema.signature);
+        error(node_path,
+              schema.name + "() is missing its argument '" + spec.name + "': " + schema.signature);
         return false;
       }
       return true;
     }
-    error(given.value ? given_path(node_path, given) : node_path,
-          schema.name + "() is missing its tensor argument '" + spec.name +
-              "': " + schema.signature);
+    error(
+        given.value ? given_path(node_path, given) : node_path,
+        schema.name + "() is missing its tensor argument '" + spec.name + "': " + schema.signature);
     return false;
   }
   JsonRef value = *given.value;
   if (spec.variadic) {
     if (!value.is_array()) {
-      error(given_path(node_path, given), "'" + spec.name +
-                                              "' is a list of tensors [{\"node\": …}, …], got " +
-                                              value.dump());
+      error(given_path(node_path, given),
+            "'" + spec.name + "' is a list of tensors [{\"node\": …}, …], got " + value.dump());
       return false;
     }
     bool ok = true;

@@ -17,8 +17,8 @@ namespace {
 constexpr const char* kFormatName = "graft.model";
 constexpr int kFormatVersion = 1;
 
-const std::vector<std::string> kTopLevelKeys = {"format", "version", "weights", "metadata",
-                                                "tensors", "nodes"};
+const std::vector<std::string> kTopLevelKeys = {"format",   "version", "weights",
+                                                "metadata", "tensors", "nodes"};
 
 template <typename T>
 void store(T value, std::byte* out) {
@@ -66,15 +66,25 @@ Stored store_element(DType dtype, JsonRef v, std::byte* out) {
       if (std::fabs(d) > std::numeric_limits<float>::max()) return Stored::kOutOfRange;
       store(static_cast<float>(d), out);
       return Stored::kOk;
-    case DType::kFloat64: store(d, out); return Stored::kOk;
-    case DType::kInt64: return ok(store_integer<int64_t>(v, out));
-    case DType::kInt32: return ok(store_integer<int32_t>(v, out));
-    case DType::kInt16: return ok(store_integer<int16_t>(v, out));
-    case DType::kInt8: return ok(store_integer<int8_t>(v, out));
-    case DType::kUInt8: return ok(store_integer<uint8_t>(v, out));
-    case DType::kBool: store(static_cast<uint8_t>(d != 0), out); return Stored::kOk;
+    case DType::kFloat64:
+      store(d, out);
+      return Stored::kOk;
+    case DType::kInt64:
+      return ok(store_integer<int64_t>(v, out));
+    case DType::kInt32:
+      return ok(store_integer<int32_t>(v, out));
+    case DType::kInt16:
+      return ok(store_integer<int16_t>(v, out));
+    case DType::kInt8:
+      return ok(store_integer<int8_t>(v, out));
+    case DType::kUInt8:
+      return ok(store_integer<uint8_t>(v, out));
+    case DType::kBool:
+      store(static_cast<uint8_t>(d != 0), out);
+      return Stored::kOk;
     case DType::kFloat16:
-    case DType::kBFloat16: return Stored::kUnsupportedDType;
+    case DType::kBFloat16:
+      return Stored::kUnsupportedDType;
   }
   return Stored::kUnsupportedDType;
 }
@@ -234,8 +244,8 @@ std::optional<ConstantTensor> ModelLoader::parse_inline_tensor(JsonRef t, const 
   std::optional<TensorType> type = parse_type(t, path);
   if (!type) return std::nullopt;
   if (!is_concrete(type->shape)) {
-    error(path + "/shape", "a tensor's shape must be concrete, got " +
-                               shape_to_string(type->shape));
+    error(path + "/shape",
+          "a tensor's shape must be concrete, got " + shape_to_string(type->shape));
     return std::nullopt;
   }
   std::optional<int64_t> count = element_count(type->shape);
@@ -265,8 +275,9 @@ std::optional<ConstantTensor> ModelLoader::parse_inline_tensor(JsonRef t, const 
     }
     Stored stored = store_element(type->dtype, v, bytes.data() + i * width);
     if (stored == Stored::kOutOfRange) {
-      error(at(), v.dump() + " is not a value of dtype " + dtype_name(type->dtype) +
-                    (is_floating(type->dtype) ? " (out of range)" : " (a whole number in range)"));
+      error(at(),
+            v.dump() + " is not a value of dtype " + dtype_name(type->dtype) +
+                (is_floating(type->dtype) ? " (out of range)" : " (a whole number in range)"));
       return std::nullopt;
     }
     if (stored == Stored::kUnsupportedDType) {
@@ -292,8 +303,8 @@ std::optional<TensorType> ModelLoader::parse_type(JsonRef obj, const std::string
   } else if (std::optional<DType> d = parse_dtype(dtype->str())) {
     type.dtype = *d;
   } else {
-    error(path + "/dtype", "unknown dtype '" + std::string(dtype->str()) +
-                               "' (known: " + all_dtype_names() + ")");
+    error(path + "/dtype",
+          "unknown dtype '" + std::string(dtype->str()) + "' (known: " + all_dtype_names() + ")");
     ok = false;
   }
   std::optional<JsonRef> shape = obj.find("shape");

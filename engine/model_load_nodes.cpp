@@ -16,8 +16,8 @@ const std::vector<std::string> kNodeKeys = {"name", "op", "target", "args", "kwa
 const std::vector<std::string> kNodeKinds = {"placeholder", "get_attr", "call_function", "output"};
 
 std::string output_not_last(size_t index, size_t count) {
-  return "the output node must be the last node (found at index " + std::to_string(index) +
-         " of " + std::to_string(count) + ")";
+  return "the output node must be the last node (found at index " + std::to_string(index) + " of " +
+         std::to_string(count) + ")";
 }
 
 std::string defined_later(std::string_view name, size_t index) {
@@ -34,8 +34,8 @@ void ModelLoader::load_nodes_member(const TopLevel& top) {
     return;
   }
   // An array is never a member here: it is read node by node (load_node).
-  error("/nodes", "expected an array of nodes, got " +
-                      std::string(nodes->value.root().type_name()));
+  error("/nodes",
+        "expected an array of nodes, got " + std::string(nodes->value.root().type_name()));
 }
 
 void ModelLoader::load_node(JsonRef n) {
@@ -129,8 +129,8 @@ void ModelLoader::load_node_at(JsonRef n, size_t index) {
   current_index_ = index;
   if (defined(name)) {
     auto it = names_.find(name);
-    size_t first = it != names_.end() ? it->second.first_index
-                                      : index_of_id_[graph_->find(name)->id()];
+    size_t first =
+        it != names_.end() ? it->second.first_index : index_of_id_[graph_->find(name)->id()];
     error(path + "/name", "duplicate node name '" + std::string(name) +
                               "' (first defined at /nodes/" + std::to_string(first) + ")");
     return;
@@ -163,8 +163,7 @@ void ModelLoader::load_node_at(JsonRef n, size_t index) {
     output_ = n.tape();  // a node is its tape's root; the last node, unless another follows
     return;
   } else {
-    error(path + "/op", "unknown node op '" + std::string(op) + "'" +
-                            did_you_mean(op, kNodeKinds) +
+    error(path + "/op", "unknown node op '" + std::string(op) + "'" + did_you_mean(op, kNodeKinds) +
                             " (expected placeholder, get_attr, call_function or output)");
   }
   if (node == nullptr) {  // defined all the same: later references to it are not "undefined"
@@ -270,9 +269,9 @@ void ModelLoader::report_undefined(std::string_view name, const std::string& pat
     if (entry.state != NameEntry::State::kDeclared) known.push_back(key);
   }
   std::sort(known.begin(), known.end());
-  size_t diag = diags_.error(DiagLocation::in_json(file_, path),
-                             "reference to undefined node '" + std::string(name) + "'" +
-                                 did_you_mean(name, known));
+  size_t diag = diags_.error(
+      DiagLocation::in_json(file_, path),
+      "reference to undefined node '" + std::string(name) + "'" + did_you_mean(name, known));
   pending_refs_.push_back({diag, std::string(name)});
   pending_names_.emplace(std::string(name), UINT32_MAX);
 }

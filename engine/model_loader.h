@@ -1,7 +1,8 @@
-// The model.json loader's insides, shared by its three files: model_json.cpp reads the text (the
+// The model.json loader's insides, shared by its four files: model_json.cpp reads the text (the
 // top-level object, then the "nodes" array one node at a time), model_load_head.cpp checks the
-// top level and reads the weights, the inline tensors and the types, and model_load_nodes.cpp
-// builds the graph node by node. Not for use outside them.
+// top level and reads the weights, the inline tensors and the types, model_load_nodes.cpp
+// builds the graph node by node and model_load_call.cpp binds call_function nodes. Not for use
+// outside them.
 #pragma once
 
 #include <array>
@@ -140,9 +141,9 @@ class ModelLoader {
   nlohmann::json metadata_ = nlohmann::json::object();
   bool weights_failed_ = false;
 
-  size_t count_ = 0;       // nodes seen so far
+  size_t count_ = 0;  // nodes seen so far
   bool saw_output_ = false;
-  std::optional<JsonTape> output_;  // an output node not yet known to be the last
+  std::optional<JsonTape> output_;     // an output node not yet known to be the last
   std::vector<uint32_t> index_of_id_;  // node id -> its index in "nodes"
   StringMap<NameEntry> names_;         // names that are not (yet) graph nodes
   std::string_view current_name_;      // of the node being loaded, declared but not defined
@@ -152,7 +153,7 @@ class ModelLoader {
     std::string name;
   };
   std::vector<PendingRef> pending_refs_;
-  StringMap<uint32_t> pending_names_;        // -> first later index that declares it
+  StringMap<uint32_t> pending_names_;  // -> first later index that declares it
   std::vector<std::pair<size_t, size_t>> outputs_not_last_;  // diag, index
   // Nodes by a hash of their name: most references are to nodes just read, which are found
   // here without a probe of the graph's name index of millions.
@@ -160,8 +161,8 @@ class ModelLoader {
   // One per op: consecutive nodes of an op mostly have the types and attributes of the last.
   std::unordered_map<const OpSchema*, TypeMemo> type_memos_{};
   StringMap<SharedString> provenances_;
-  std::vector<Given> given_;    // load_call's, kept for its buffer
-  std::vector<Input> inputs_;   // likewise
+  std::vector<Given> given_;   // load_call's, kept for its buffer
+  std::vector<Input> inputs_;  // likewise
 };
 
 }  // namespace graft

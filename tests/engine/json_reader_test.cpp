@@ -64,6 +64,13 @@ bool same(const nlohmann::json& a, const nlohmann::json& b) {
 
 std::string nested(int depth) { return std::string(depth, '[') + std::string(depth, ']'); }
 
+/// An object of keys k1, k2, … k`n - 1` and then `last` (a key given twice, or not).
+std::string many_keys(int n, const std::string& last) {
+  std::string text = "{";
+  for (int i = 1; i < n; ++i) text += "\"k" + std::to_string(i) + "\":" + std::to_string(i) + ",";
+  return text + "\"" + last + "\":0}";
+}
+
 const std::vector<std::string> kCases = {
     // numbers
     "0", "-0", "1", "-1", "1.5", "-1.5e3", "1E+2", "1e-2", "0.0", "-0.0", "1e400", "-1e400",
@@ -88,8 +95,8 @@ const std::vector<std::string> kCases = {
     // objects and keys given twice
     R"({"a":1,"b":[1,2,{"c":null}]})", R"({"a":1,"a":2})", R"({"a":1,"\u0061":2})",
     R"({"a":{"b":1},"b":{"b":2}})", R"({"a":{"b":1,"b":2}})", R"([{"a":1},{"a":1}])",
-    R"({"":1,"":2})", R"({"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k10":10,"k11":11,"k12":12,"k13":13,"k14":14,"k15":15,"k16":16,"k17":17,"k18":18,"k1":19})",
-    R"({"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k10":10,"k11":11,"k12":12,"k13":13,"k14":14,"k15":15,"k16":16,"k17":17,"k18":18,"k19":19})",
+    R"({"":1,"":2})",
+    many_keys(19, "k1"), many_keys(19, "k19"),
     // NUL bytes
     std::string("{\"a\":1}\0", 8), std::string("{\"a\":\"x\0y\"}", 11), std::string("\0", 1),
     // nesting at the limit and one past it

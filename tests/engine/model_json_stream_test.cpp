@@ -12,14 +12,14 @@ using namespace graft;
 
 namespace {
 
-const std::string kInput =
-    R"({"name": "x", "op": "placeholder", "target": "x", "meta": {"shape": [2], "dtype": "float32"}})";
+const std::string kInput = R"({"name": "x", "op": "placeholder", "target": "x", )"
+                           R"("meta": {"shape": [2], "dtype": "float32"}})";
 const std::string kOutput =
     R"({"name": "output", "op": "output", "target": "output", "args": [[{"node": "r"}]]})";
 
 std::string relu(const std::string& name, const std::string& input) {
-  return R"({"name": ")" + name + R"(", "op": "call_function", "target": "relu", "args": [{"node": ")" +
-         input + R"("}]})";
+  return R"({"name": ")" + name + R"(", "op": "call_function", "target": "relu", )" +
+         R"("args": [{"node": ")" + input + R"("}]})";
 }
 
 std::string model(const std::string& nodes) {
@@ -39,15 +39,15 @@ TEST_CASE("top-level keys after the nodes apply to them as if they came first",
           "[engine][model_json]") {
   std::string nodes = R"("nodes": [)" + kInput + "," +
                       R"({"name": "c", "op": "get_attr", "target": "t"},)" +
-                      R"({"name": "r", "op": "call_function", "target": "add", "args": [{"node": "x"}, {"node": "c"}]},)" +
-                      kOutput + "]";
+                      R"({"name": "r", "op": "call_function", "target": "add", )" +
+                      R"("args": [{"node": "x"}, {"node": "c"}]},)" + kOutput + "]";
   std::string tensors = R"("tensors": {"t": {"dtype": "float32", "shape": [2], "data": [1, 2]}})";
   std::string head = R"("format": "graft.model", "version": 1)";
   DiagnosticEngine diags;
-  std::optional<Model> first =
-      load_model_from_string("{" + head + ", " + tensors + ", " + nodes + "}", "m.json", ".", diags);
-  std::optional<Model> last =
-      load_model_from_string("{" + nodes + ", " + tensors + ", " + head + "}", "m.json", ".", diags);
+  std::string head_first = "{" + head + ", " + tensors + ", " + nodes + "}";
+  std::string nodes_first = "{" + nodes + ", " + tensors + ", " + head + "}";
+  std::optional<Model> first = load_model_from_string(head_first, "m.json", ".", diags);
+  std::optional<Model> last = load_model_from_string(nodes_first, "m.json", ".", diags);
   CHECK(diags.render() == "");
   REQUIRE(first);
   REQUIRE(last);
@@ -82,7 +82,8 @@ TEST_CASE("messages that depend on later nodes name them", "[engine][model_json]
           "/nodes/1): nodes must be in topological order, and a cycle has none\n");
   }
   SECTION("an output node that is not the last, and a reference to it") {
-    std::string early = R"({"name": "out0", "op": "output", "target": "output", "args": [[{"node": "x"}]]})";
+    std::string early =
+        R"({"name": "out0", "op": "output", "target": "output", "args": [[{"node": "x"}]]})";
     CHECK(diagnostics(model(kInput + "," + early + "," + relu("r", "out0") + "," + kOutput)) ==
           "model.json: /nodes/1: error: the output node must be the last node (found at index 1 "
           "of 4)\n"
