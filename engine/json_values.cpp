@@ -1,6 +1,7 @@
 #include "engine/json_values.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -122,6 +123,16 @@ void append_json_string(std::string& out, std::string_view s, bool replace_inval
   out += '"';
   out += s;
   out += '"';
+}
+
+void append_json_integer(std::string& out, int64_t i) {
+  char digits[24];
+  out.append(digits, std::to_chars(digits, digits + sizeof digits, i).ptr);
+}
+
+void append_json_integer(std::string& out, uint64_t u) {
+  char digits[24];
+  out.append(digits, std::to_chars(digits, digits + sizeof digits, u).ptr);
 }
 
 std::string json_pointer_token(const std::string& key) {

@@ -2,6 +2,7 @@
 // other reads back unchanged (ints stay ints, floats stay floats: torch keeps 1 and 1.0 apart).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,6 +33,10 @@ bool attr_json_representable(const AttrValue& value, std::string* error);
 /// escaped by nlohmann itself, which throws on invalid UTF-8 unless `replace_invalid` (then
 /// U+FFFD stands for it).
 void append_json_string(std::string& out, std::string_view s, bool replace_invalid = false);
+
+/// Appends an integer as nlohmann's dump() writes one.
+void append_json_integer(std::string& out, int64_t i);
+void append_json_integer(std::string& out, uint64_t u);
 
 /// RFC 6901 escaping of one JSON pointer token ('~' -> "~0", '/' -> "~1").
 std::string json_pointer_token(const std::string& key);

@@ -4,7 +4,6 @@
 // default, every node's meta. Loading a saved model and saving it again therefore gives the
 // same bytes.
 #include <algorithm>
-#include <charconv>
 #include <map>
 #include <optional>
 #include <span>
@@ -19,11 +18,6 @@ namespace graft {
 namespace {
 
 using ordered_json = nlohmann::ordered_json;
-
-void append_integer(std::string& out, int64_t i) {
-  char digits[24];
-  out.append(digits, std::to_chars(digits, digits + sizeof digits, i).ptr);
-}
 
 /// Writes model.json text into a buffer handed to a sink a megabyte at a time. The bytes are
 /// those of nlohmann's dump() of each node as an ordered_json, written directly, and the types
@@ -207,7 +201,7 @@ const std::string& ModelJsonWriter::type_text(const TensorType* type) {
     if (i > 0) text += ',';
     Dim d = type->shape[i];
     if (is_concrete(d)) {
-      append_integer(text, d);
+      append_json_integer(text, d);
     } else {
       append_json_string(text, dim_to_string(d));
     }

@@ -3,7 +3,6 @@
 #include "engine/safetensors_writer.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdint>
 
 #include <nlohmann/json.hpp>
@@ -18,11 +17,6 @@ namespace {
 using nlohmann::json;
 
 constexpr size_t kLengthBytes = 8;  // the u64 header length in front of the header
-
-void append_integer(std::string& out, uint64_t i) {
-  char digits[24];
-  out.append(digits, std::to_chars(digits, digits + sizeof digits, i).ptr);
-}
 
 /// The length prefix and the header, padded. The header is what nlohmann's dump() gives for an
 /// object of the tensors (compact, keys sorted, as std::map sorts them), written directly: a
@@ -52,15 +46,15 @@ std::string header_bytes(const std::map<std::string, ConstantTensor>& tensors,
     if (metadata_due && std::string_view(name) > kReservedConstantName) write_metadata();
     key(name);
     text += "{\"data_offsets\":[";
-    append_integer(text, offset);
+    append_json_integer(text, offset);
     text += ',';
-    append_integer(text, offset + t.nbytes);
+    append_json_integer(text, offset + t.nbytes);
     text += "],\"dtype\":";
     append_json_string(text, dtype_safetensors_name(t.dtype()));
     text += ",\"shape\":[";
     for (size_t i = 0; i < t.shape().size(); ++i) {
       if (i > 0) text += ',';
-      text += std::to_string(t.shape()[i]);
+      append_json_integer(text, t.shape()[i]);
     }
     text += "]}";
     offset += t.nbytes;
