@@ -33,6 +33,9 @@ inline bool same_key(std::string_view a, std::string_view b) {
 
 class JsonTape {
  public:
+  struct Span {
+    uint32_t begin, size;  // in the text, or in the arena
+  };
   struct Entry {
     JsonType type = JsonType::kNull;
     bool flag = false;   // kBool: the value; kString: the text is in the arena (it had escapes)
@@ -43,9 +46,7 @@ class JsonTape {
       int64_t i;
       uint64_t u;
       double d;
-      struct {
-        uint32_t begin, size;  // in the text, or in the arena
-      } str;
+      Span str;
     };
     Entry() : i(0) {}
   };
