@@ -108,7 +108,9 @@ bool ModelLoader::bind_arguments(const OpSchema& schema, JsonRef n, const std::s
   }
   if (!kwargs || kwargs->empty()) return true;
   bool ok = true;
-  for (const auto& [key, value] : kwargs->sorted_members()) {
+  for (const auto& member : kwargs->sorted_members()) {
+    std::string_view key = member.first;  // not a binding: clang 14 lambdas cannot capture one
+    JsonRef value = member.second;
     auto it = std::find_if(schema.params.begin(), schema.params.end(),
                            [&](const Param& p) { return param_name(schema, p) == key; });
     Given g{value, /*keyword=*/true, 0, key};
