@@ -43,33 +43,11 @@ CompiledRules::CompiledRules(const RuleSet& rules) : rules_(&rules) {
     if (rule.roots.empty()) continue;
     anchored_[node_class_[r][rule.roots[0]]].push_back(r);
   }
+  for (const Rule& rule : rules.rules) bind_plans_.push_back(make_bind_plan(rule));
   group_identical_bindings();
 }
 
 namespace {
-
-/// Whether the binder can bind `rule`'s pattern in at most one way at an anchor: every pattern
-/// node reached from the first root through operands, not commutative, and no two alternatives
-/// of a node with the same op. Then a failing `where` clause leaves nothing to backtrack to.
-bool binds_one_way(const Rule& rule) {
-  if (rule.roots.empty()) return false;
-  std::vector<char> reached(rule.nodes.size(), 0);
-  reached[rule.roots[0]] = 1;
-  for (size_t i = rule.nodes.size(); i-- > 0;) {  // operands refer only to earlier nodes
-    if (!reached[i]) return false;
-    const PatNode& node = rule.nodes[i];
-    if (node.commutative) return false;
-    for (size_t a = 0; a < node.alts.size(); ++a) {
-      for (size_t b = 0; b < a; ++b) {
-        if (node.alts[a].schema == node.alts[b].schema) return false;
-      }
-      for (const PatValue& v : node.alts[a].operands) {
-        if (v.kind == PatValue::Kind::kNode) reached[v.index] = 1;
-      }
-    }
-  }
-  return true;
-}
 
 /// Everything of `rule` the binder reads (Binder in match_binder.cpp), names and conditions
 /// aside: two rules with the same key bind the same graph nodes to the same indices.
@@ -113,7 +91,9 @@ void CompiledRules::group_identical_bindings() {
   std::unordered_map<std::string, uint32_t> leaders;
   for (uint32_t r = 0; r < rules.size(); ++r) {
     binding_leader_[r] = r;
-    if (!binds_one_way(rules[r])) continue;
+    // Bound one way (no choices, every pattern node reached from the first root), a failing
+    // `where` clause leaves nothing to backtrack to.
+    if (rules[r].roots.empty() || bind_plans_[r].has_choices) continue;
     auto [it, inserted] = leaders.emplace(binding_key(rules[r]), r);
     if (inserted) continue;
     binding_leader_[r] = it->second;

@@ -16,7 +16,8 @@
 // Tier 2 (residual). At a node whose state anchors a rule, a backtracking binder assigns the
 // rule's pattern nodes to graph nodes (commutative operands in either order, shared names,
 // multi-output joins through the users of bound values) and checks attributes, scalar
-// literals and `where` conditions.
+// literals and `where` conditions. A failure backjumps over the choices it does not depend
+// on, and a candidate is given up after a budget of steps (Matcher::gave_up).
 #pragma once
 
 #include <cstdint>
@@ -27,6 +28,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/bind_plan.h"
 #include "engine/graph.h"
 #include "engine/pattern.h"
 #include "engine/support/sequence_map.h"
@@ -64,6 +66,8 @@ class CompiledRules {
   uint32_t binding_leader(uint32_t rule) const { return binding_leader_[rule]; }
   /// Whether some other rule shares `rule`'s binding leader.
   bool shares_binding(uint32_t rule) const { return shares_binding_[rule] != 0; }
+  /// What the binder works out about `rule` once (engine/bind_plan.h).
+  const BindPlan& bind_plan(uint32_t rule) const { return bind_plans_[rule]; }
 
   // ** internals shared with Matcher **
   static constexpr int32_t kAnyChild = -1;
@@ -99,7 +103,13 @@ class CompiledRules {
   int max_height_ = 1;
   std::vector<uint32_t> binding_leader_;  // rule -> rule (see binding_leader)
   std::vector<char> shares_binding_;      // rule -> a group of two or more
+  std::vector<BindPlan> bind_plans_;      // rule -> its plan
 };
+
+/// Why a candidate can run out of binding steps, and what narrows the search.
+inline constexpr const char* kGaveUpHint =
+    "commutative operands leave too many ways to bind the pattern; 'ordered' calls "
+    "narrow them";
 
 /// Why a rule did or did not match at a node (`--explain`).
 struct Explanation {
@@ -127,6 +137,18 @@ class Matcher {
   /// Tries rule `rule` anchored at `node`; the first match found, or nullopt.
   std::optional<Match> match_at(uint32_t rule, Node* node, Explanation* why = nullptr);
 
+  /// The most steps (pattern node bindings tried) one candidate may take; 0 means
+  /// kDefaultBindingBudget. Binding is polynomial in the pattern's size for the usual rules
+  /// (docs/matcher.md); the budget bounds the rest.
+  void set_binding_budget(uint64_t steps) {
+    binding_budget_ = steps != 0 ? steps : kDefaultBindingBudget;
+  }
+  uint64_t binding_budget() const { return binding_budget_; }
+  static constexpr uint64_t kDefaultBindingBudget = 100'000;
+  /// Whether the last match_at (or AnchorMatches::match) gave up: it ran out of binding steps
+  /// before finding a match or ruling one out. Its nullopt then means "not known".
+  bool gave_up() const { return gave_up_; }
+
   /// Tries several rules at one anchor, as match_at does, but binds the pattern of a group of
   /// rules that differ only in their `where` clauses (CompiledRules::binding_leader) once.
   /// The graph must not change while it is in use.
@@ -139,6 +161,7 @@ class Matcher {
     struct Bound {
       uint32_t leader;
       std::optional<Match> binding;  // the pattern bound, conditions not checked; or no binding
+      bool gave_up;                  // no binding because the budget ran out
     };
     Matcher& matcher_;
     Node* anchor_;
@@ -164,6 +187,8 @@ class Matcher {
 
   const CompiledRules& compiled_;
   const Graph& graph_;
+  uint64_t binding_budget_ = kDefaultBindingBudget;
+  bool gave_up_ = false;
   std::vector<uint32_t> node_state_;  // by node id; 0 = empty state
   std::vector<std::vector<uint32_t>> states_;          // state id -> sorted class ids
   std::vector<std::vector<uint32_t>> state_rules_;     // state id -> anchored rules

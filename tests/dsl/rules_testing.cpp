@@ -1,4 +1,4 @@
-// In-memory loading of rule text for the dsl tests.
+// In-memory loading of rule text for the dsl tests, and rule text built for tests.
 #include "tests/dsl/rules_testing.h"
 
 #include "dsl/load.h"
@@ -38,6 +38,17 @@ ParsedRules parse_text(const std::string& text) {
   result.file = dsl::parse_rules(file, *result.sources, *result.ctx, diags);
   result.diagnostics = diags.render();
   return result;
+}
+
+std::string balanced_tree_text(const std::string& op, std::vector<std::string> operands) {
+  while (operands.size() > 1) {
+    std::vector<std::string> next;
+    for (size_t i = 0; i + 1 < operands.size(); i += 2) {
+      next.push_back(op + "(" + operands[i] + ", " + operands[i + 1] + ")");
+    }
+    operands = std::move(next);
+  }
+  return operands[0];
 }
 
 }  // namespace graft::testing
