@@ -239,10 +239,12 @@ class Binder {
       return choices_->conflict(b.reasons, task.origin, {static_cast<uint32_t>(other - b.nodes.begin())});
     }
     const PatNode& pat = rule_.nodes[p];
-    // The attempts: each alternative with n's op, in one or (commutative) two operand orders.
-    // All but the last work on a copy of the binding; the last one, usually the only one,
-    // binds in place — a failure unwinds to the caller, which holds its own copy if it retries.
-    int orders = pat.commutative && n->inputs().size() >= 2 ? 2 : 1;
+    // The attempts: each alternative with n's op, in one or two operand orders (a commutative
+    // pattern node, on a node whose attributes let it commute: not an add with alpha=2). All
+    // but the last work on a copy of the binding; the last one, usually the only one, binds in
+    // place — a failure unwinds to the caller, which holds its own copy if it retries.
+    bool swaps = pat.commutative && n->inputs().size() >= 2 && n->schema()->commutes(n->attrs());
+    int orders = swaps ? 2 : 1;
     int attempts = 0;
     for (const PatAlt& alt : pat.alts) attempts += alt.schema == n->schema() ? orders : 0;
     if (attempts == 0) {

@@ -250,11 +250,14 @@ uint32_t Matcher::compute_state(const Node* node) {
   if (!node->is(NodeKind::kCallFunction)) return 0;
   OpId op = node->schema()->id;
   uint64_t mask = predicate_mask(*node);
+  // Whether the operands may be swapped depends on the attributes too (an add with alpha=2
+  // does not commute), and the predicates need not say: it is part of the key.
+  bool commutes = node->schema()->commutes(node->attrs());
   key_.clear();
   key_.push_back(op);
   key_.push_back(static_cast<uint32_t>(mask));
   key_.push_back(static_cast<uint32_t>(mask >> 32));
-  key_.push_back(static_cast<uint32_t>(node->inputs().size()));
+  key_.push_back(static_cast<uint32_t>(node->inputs().size() * 2 + commutes));
   for (const Input& in : node->inputs()) {
     // A scalar or None operand has state 0 like an input; tier 2 tells them apart.
     key_.push_back(state_of_input(in));
@@ -266,7 +269,7 @@ uint32_t Matcher::compute_state(const Node* node) {
   std::vector<uint32_t> classes;
   for (const CompiledRules::Item* item : compiled_.items_for_op(op)) {
     if (item_matches(*item, mask, input_states, false) ||
-        (item->commutative && input_states.size() >= 2 &&
+        (item->commutative && commutes && input_states.size() >= 2 &&
          item_matches(*item, mask, input_states, true))) {
       classes.push_back(item->klass);
     }

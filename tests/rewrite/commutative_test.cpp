@@ -180,3 +180,60 @@ TEST_CASE("a candidate that runs out of binding steps is skipped with a warning"
     CHECK_FALSE(matcher.gave_up());
   }
 }
+
+// ** commutativity that depends on attributes (issue #29) **
+
+namespace {
+
+// b + 2·relu(a) is not relu(a) + 2·b: an add with alpha != 1 must not match swapped.
+const char* const kAddAlpha = R"(
+rule relu_first {
+  pattern(a, b) { return add(relu(a), b, alpha=$al) }
+  replacement { return add(relu(a), b, alpha=$al) }
+}
+)";
+
+}  // namespace
+
+TEST_CASE("an add with alpha other than 1 does not match with its operands swapped",
+          "[rewrite][commutative]") {
+  RuleSet rules = rules_from_text(kAddAlpha);
+  CompiledRules compiled(rules);
+  // In each graph, two adds whose operands have the same states and whose attributes pass the
+  // same predicates (the pattern only binds alpha): tier 1 must tell them apart by alpha, in
+  // either order of first sight.
+  for (bool alpha_one_first : {true, false}) {
+    INFO("alpha=1 first: " << alpha_one_first);
+    Builder g;
+    Node* a = g.input("a");
+    Node* b = g.input("b");
+    Node* swapped_one = nullptr;
+    Node* swapped_two = nullptr;
+    for (int k = 0; k < 2; ++k) {
+      bool one = (k == 0) == alpha_one_first;
+      Node* n = g.call("add", {b, g.call("relu", {a})}, {{"alpha", one ? 1.0 : 2.0}});
+      (one ? swapped_one : swapped_two) = n;
+    }
+    Node* written = g.call("add", {g.call("relu", {a}), b}, {{"alpha", 2.0}});
+    g.graph.set_output({Input::of(swapped_one), Input::of(swapped_two), Input::of(written)});
+    Matcher matcher(compiled, g.graph);
+    matcher.label_all();
+    // alpha=2, operands swapped: neither tier 1 nor the binder (with or without tier 1's
+    // pruning, as --explain runs it) matches.
+    CHECK(matcher.anchored_rules(swapped_two).empty());
+    CHECK_FALSE(matcher.match_at(0, swapped_two));
+    Explanation why;
+    CHECK_FALSE(matcher.match_at(0, swapped_two, &why));
+    CHECK(why.reason == "pattern node relu (test.rules:3:30) needs an op, got placeholder 'b'");
+    // alpha=1, operands swapped: matches, a and b in their places.
+    std::optional<Match> m = matcher.match_at(0, swapped_one);
+    REQUIRE(m);
+    CHECK(m->vars[0].node == a);
+    CHECK(m->vars[1].node == b);
+    // alpha=2 in the written order: matches, binding alpha.
+    m = matcher.match_at(0, written);
+    REQUIRE(m);
+    CHECK(m->vars[1].node == b);
+    CHECK(attr_to_string(m->attr_vars[0]) == "2.0");
+  }
+}
