@@ -19,6 +19,7 @@ void append_u32(std::string& key, uint32_t v) { key.append(reinterpret_cast<cons
 // ** CompiledRules **
 
 CompiledRules::CompiledRules(const RuleSet& rules) : rules_(&rules) {
+  intern_commute_predicates();
   node_class_.resize(rules.rules.size());
   std::vector<std::vector<int>> height(rules.rules.size());
   for (uint32_t r = 0; r < rules.rules.size(); ++r) {
@@ -155,22 +156,46 @@ uint32_t CompiledRules::intern_node(uint32_t rule, uint32_t node) {
   return id;
 }
 
-uint64_t CompiledRules::intern_predicates(const PatAlt& alt) {
-  OpId op = alt.schema->id;
+int CompiledRules::intern_predicate(OpId op, const AttrCheck& check) {
   if (predicates_.size() <= op) predicates_.resize(op + 1);
+  std::string key = std::to_string(op) + "|" + attr_check_key(check);
+  auto it = predicate_bits_.find(key);
+  if (it == predicate_bits_.end()) {
+    if (predicates_[op].size() >= kMaxPredicatesPerOp) return -1;
+    it = predicate_bits_.emplace(key, static_cast<uint32_t>(predicates_[op].size())).first;
+    predicates_[op].push_back(check);
+  }
+  return static_cast<int>(it->second);
+}
+
+uint64_t CompiledRules::intern_predicates(const PatAlt& alt) {
   uint64_t required = 0;
   for (const AttrCheck& check : alt.attrs) {
     if (check.kind == AttrCheck::Kind::kBind) continue;
-    std::string key = std::to_string(op) + "|" + attr_check_key(check);
-    auto it = predicate_bits_.find(key);
-    if (it == predicate_bits_.end()) {
-      if (predicates_[op].size() >= kMaxPredicatesPerOp) continue;
-      it = predicate_bits_.emplace(key, static_cast<uint32_t>(predicates_[op].size())).first;
-      predicates_[op].push_back(check);
-    }
-    required |= uint64_t{1} << it->second;
+    int bit = intern_predicate(alt.schema->id, check);
+    if (bit >= 0) required |= uint64_t{1} << bit;
   }
   return required;
+}
+
+void CompiledRules::intern_commute_predicates() {
+  for (const Rule& rule : rules_->rules) {
+    for (const PatNode& node : rule.nodes) {
+      if (!node.commutative) continue;
+      for (const PatAlt& alt : node.alts) {
+        const OpSchema& op = *alt.schema;
+        if (op.commutes_if_attr < 0) continue;
+        if (commute_bit_.size() <= op.id) commute_bit_.resize(op.id + 1, -1);
+        if (commute_bit_[op.id] >= 0) continue;
+        // Equality without tolerance: the test OpSchema::commutes makes for the binder.
+        AttrCheck check;
+        check.attr = static_cast<uint32_t>(op.commutes_if_attr);
+        check.value = op.commutes_if_value;
+        commute_bit_[op.id] = intern_predicate(op.id, check);
+        GRAFT_DCHECK(commute_bit_[op.id] >= 0);  // the op's first predicate: it gets a bit
+      }
+    }
+  }
 }
 
 uint64_t CompiledRules::predicate_mask(const Node& node) const {
@@ -250,14 +275,11 @@ uint32_t Matcher::compute_state(const Node* node) {
   if (!node->is(NodeKind::kCallFunction)) return 0;
   OpId op = node->schema()->id;
   uint64_t mask = predicate_mask(*node);
-  // Whether the operands may be swapped depends on the attributes too (an add with alpha=2
-  // does not commute), and the predicates need not say: it is part of the key.
-  bool commutes = node->schema()->commutes(node->attrs());
   key_.clear();
   key_.push_back(op);
   key_.push_back(static_cast<uint32_t>(mask));
   key_.push_back(static_cast<uint32_t>(mask >> 32));
-  key_.push_back(static_cast<uint32_t>(node->inputs().size() * 2 + commutes));
+  key_.push_back(static_cast<uint32_t>(node->inputs().size()));
   for (const Input& in : node->inputs()) {
     // A scalar or None operand has state 0 like an input; tier 2 tells them apart.
     key_.push_back(state_of_input(in));
@@ -267,6 +289,8 @@ uint32_t Matcher::compute_state(const Node* node) {
   std::vector<uint32_t> input_states;
   for (const Input& in : node->inputs()) input_states.push_back(state_of_input(in));
   std::vector<uint32_t> classes;
+  // An add with alpha=2 does not commute: that is one of its predicates, so in the key.
+  bool commutes = compiled_.commutes(op, mask);
   for (const CompiledRules::Item* item : compiled_.items_for_op(op)) {
     if (item_matches(*item, mask, input_states, false) ||
         (item->commutative && commutes && input_states.size() >= 2 &&

@@ -83,6 +83,13 @@ class CompiledRules {
   const std::vector<uint32_t>& rules_anchored_at(uint32_t klass) const { return anchored_[klass]; }
   /// The predicates of `node`'s op that its attributes pass, as a bit set.
   uint64_t predicate_mask(const Node& node) const;
+  /// Whether a node of `op` with predicate bits `mask` may have a commutative item matched
+  /// with its operands swapped (OpSchema::commutes: an add only with alpha=1, a predicate of
+  /// its own).
+  bool commutes(OpId op, uint64_t mask) const {
+    int bit = op < commute_bit_.size() ? commute_bit_[op] : -1;
+    return bit < 0 || ((mask >> bit) & 1) != 0;
+  }
   size_t predicate_count() const;
   size_t predicate_count(OpId op) const;  // of one op
 
@@ -90,6 +97,8 @@ class CompiledRules {
   static constexpr size_t kMaxPredicatesPerOp = 64;  // the rest are left to tier 2
   uint32_t intern_node(uint32_t rule, uint32_t node);
   uint64_t intern_predicates(const PatAlt& alt);
+  int intern_predicate(OpId op, const AttrCheck& check);  // its bit, or -1 past the limit
+  void intern_commute_predicates();  // first, so that each gets a bit
   void group_identical_bindings();
 
   const RuleSet* rules_;
@@ -100,6 +109,9 @@ class CompiledRules {
   std::vector<std::vector<uint32_t>> anchored_;    // class -> rules whose first root it is
   std::vector<std::vector<AttrCheck>> predicates_;  // op id -> its predicates, by bit
   std::unordered_map<std::string, uint32_t> predicate_bits_;  // op + check key -> bit
+  // op id -> the predicate bit saying its operands commute (OpSchema::commutes_if_attr), for
+  // ops that need one and have a commutative pattern node; -1 otherwise.
+  std::vector<int> commute_bit_;
   int max_height_ = 1;
   std::vector<uint32_t> binding_leader_;  // rule -> rule (see binding_leader)
   std::vector<char> shares_binding_;      // rule -> a group of two or more
