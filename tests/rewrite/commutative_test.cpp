@@ -237,3 +237,42 @@ TEST_CASE("an add with alpha other than 1 does not match with its operands swapp
     CHECK(attr_to_string(m->attr_vars[0]) == "2.0");
   }
 }
+
+TEST_CASE("a rule add(x, y) binds an add with alpha other than 1 only in the written order",
+          "[rewrite][commutative]") {
+  // The condition rejects the written order of add(b, a): only a swap could match, and with
+  // alpha=2 that would read b + 2·a as a + 2·b. Tier 1 cannot tell (both operands are
+  // parameters): the binder must.
+  RuleSet rules = rules_from_text(R"(
+rule rank3_first {
+  pattern(x, y) { return add(x, y) }
+  where rank(x) == 3
+  replacement { return sub(x, y) }
+}
+)");
+  CompiledRules compiled(rules);
+  for (double alpha : {1.0, 2.0}) {
+    INFO("alpha=" << alpha);
+    Builder g;
+    Node* a = g.graph.add_placeholder("a", TensorType{DType::kFloat32, {2, 3, 4}});
+    Node* b = g.graph.add_placeholder("b", TensorType{DType::kFloat32, {3, 4}});
+    Node* sum = g.call("add", {b, a}, {{"alpha", alpha}});
+    g.graph.set_output({Input::of(sum)});
+    Matcher matcher(compiled, g.graph);
+    matcher.label_all();
+    std::optional<Match> m = matcher.match_at(0, sum);
+    Explanation why;
+    bool explained = matcher.match_at(0, sum, &why).has_value();
+    if (alpha == 1.0) {
+      REQUIRE(m);  // swapped: x = a, y = b
+      CHECK(m->vars[0].node == a);
+      CHECK(m->vars[1].node == b);
+      CHECK(explained);
+    } else {
+      CHECK_FALSE(m);
+      CHECK_FALSE(explained);
+      CHECK(why.reason.find("rank(x) == 3") != std::string::npos);
+    }
+    CHECK(rewrite(g.graph, rules).result.stats[0].applied == (alpha == 1.0 ? 1 : 0));
+  }
+}
