@@ -39,5 +39,9 @@ ParsedRules parse_text(const std::string& text);
 /// `op` over `operands` as a balanced tree in rule syntax, "add(add(a, b), add(c, d))"; the
 /// number of operands is a power of two.
 std::string balanced_tree_text(const std::string& op, std::vector<std::string> operands);
+/// The same with an op per tree node: `ops[k]` is the k-th node, level by level from the
+/// leaves, left to right ("mul(add(a, b), add(c, d))" for {add, add, mul}).
+std::string balanced_tree_text(const std::vector<std::string>& ops,
+                               std::vector<std::string> operands);
 
 }  // namespace graft::testing
