@@ -19,6 +19,7 @@ void append_u32(std::string& key, uint32_t v) { key.append(reinterpret_cast<cons
 // ** CompiledRules **
 
 CompiledRules::CompiledRules(const RuleSet& rules) : rules_(&rules) {
+  intern_commute_predicates();
   node_class_.resize(rules.rules.size());
   std::vector<std::vector<int>> height(rules.rules.size());
   for (uint32_t r = 0; r < rules.rules.size(); ++r) {
@@ -43,33 +44,11 @@ CompiledRules::CompiledRules(const RuleSet& rules) : rules_(&rules) {
     if (rule.roots.empty()) continue;
     anchored_[node_class_[r][rule.roots[0]]].push_back(r);
   }
+  for (const Rule& rule : rules.rules) bind_plans_.push_back(make_bind_plan(rule));
   group_identical_bindings();
 }
 
 namespace {
-
-/// Whether the binder can bind `rule`'s pattern in at most one way at an anchor: every pattern
-/// node reached from the first root through operands, not commutative, and no two alternatives
-/// of a node with the same op. Then a failing `where` clause leaves nothing to backtrack to.
-bool binds_one_way(const Rule& rule) {
-  if (rule.roots.empty()) return false;
-  std::vector<char> reached(rule.nodes.size(), 0);
-  reached[rule.roots[0]] = 1;
-  for (size_t i = rule.nodes.size(); i-- > 0;) {  // operands refer only to earlier nodes
-    if (!reached[i]) return false;
-    const PatNode& node = rule.nodes[i];
-    if (node.commutative) return false;
-    for (size_t a = 0; a < node.alts.size(); ++a) {
-      for (size_t b = 0; b < a; ++b) {
-        if (node.alts[a].schema == node.alts[b].schema) return false;
-      }
-      for (const PatValue& v : node.alts[a].operands) {
-        if (v.kind == PatValue::Kind::kNode) reached[v.index] = 1;
-      }
-    }
-  }
-  return true;
-}
 
 /// Everything of `rule` the binder reads (Binder in match_binder.cpp), names and conditions
 /// aside: two rules with the same key bind the same graph nodes to the same indices.
@@ -113,7 +92,9 @@ void CompiledRules::group_identical_bindings() {
   std::unordered_map<std::string, uint32_t> leaders;
   for (uint32_t r = 0; r < rules.size(); ++r) {
     binding_leader_[r] = r;
-    if (!binds_one_way(rules[r])) continue;
+    // Bound one way (no choices, every pattern node reached from the first root), a failing
+    // `where` clause leaves nothing to backtrack to.
+    if (rules[r].roots.empty() || bind_plans_[r].has_choices) continue;
     auto [it, inserted] = leaders.emplace(binding_key(rules[r]), r);
     if (inserted) continue;
     binding_leader_[r] = it->second;
@@ -175,22 +156,46 @@ uint32_t CompiledRules::intern_node(uint32_t rule, uint32_t node) {
   return id;
 }
 
-uint64_t CompiledRules::intern_predicates(const PatAlt& alt) {
-  OpId op = alt.schema->id;
+int CompiledRules::intern_predicate(OpId op, const AttrCheck& check) {
   if (predicates_.size() <= op) predicates_.resize(op + 1);
+  std::string key = std::to_string(op) + "|" + attr_check_key(check);
+  auto it = predicate_bits_.find(key);
+  if (it == predicate_bits_.end()) {
+    if (predicates_[op].size() >= kMaxPredicatesPerOp) return -1;
+    it = predicate_bits_.emplace(key, static_cast<uint32_t>(predicates_[op].size())).first;
+    predicates_[op].push_back(check);
+  }
+  return static_cast<int>(it->second);
+}
+
+uint64_t CompiledRules::intern_predicates(const PatAlt& alt) {
   uint64_t required = 0;
   for (const AttrCheck& check : alt.attrs) {
     if (check.kind == AttrCheck::Kind::kBind) continue;
-    std::string key = std::to_string(op) + "|" + attr_check_key(check);
-    auto it = predicate_bits_.find(key);
-    if (it == predicate_bits_.end()) {
-      if (predicates_[op].size() >= kMaxPredicatesPerOp) continue;
-      it = predicate_bits_.emplace(key, static_cast<uint32_t>(predicates_[op].size())).first;
-      predicates_[op].push_back(check);
-    }
-    required |= uint64_t{1} << it->second;
+    int bit = intern_predicate(alt.schema->id, check);
+    if (bit >= 0) required |= uint64_t{1} << bit;
   }
   return required;
+}
+
+void CompiledRules::intern_commute_predicates() {
+  for (const Rule& rule : rules_->rules) {
+    for (const PatNode& node : rule.nodes) {
+      if (!node.commutative) continue;
+      for (const PatAlt& alt : node.alts) {
+        const OpSchema& op = *alt.schema;
+        if (op.commutes_if_attr < 0) continue;
+        if (commute_bit_.size() <= op.id) commute_bit_.resize(op.id + 1, -1);
+        if (commute_bit_[op.id] >= 0) continue;
+        // Equality without tolerance: the test OpSchema::commutes makes for the binder.
+        AttrCheck check;
+        check.attr = static_cast<uint32_t>(op.commutes_if_attr);
+        check.value = op.commutes_if_value;
+        commute_bit_[op.id] = intern_predicate(op.id, check);
+        GRAFT_DCHECK(commute_bit_[op.id] >= 0);  // the op's first predicate: it gets a bit
+      }
+    }
+  }
 }
 
 uint64_t CompiledRules::predicate_mask(const Node& node) const {
@@ -284,9 +289,11 @@ uint32_t Matcher::compute_state(const Node* node) {
   std::vector<uint32_t> input_states;
   for (const Input& in : node->inputs()) input_states.push_back(state_of_input(in));
   std::vector<uint32_t> classes;
+  // An add with alpha=2 does not commute: that is one of its predicates, so in the key.
+  bool commutes = compiled_.commutes(op, mask);
   for (const CompiledRules::Item* item : compiled_.items_for_op(op)) {
     if (item_matches(*item, mask, input_states, false) ||
-        (item->commutative && input_states.size() >= 2 &&
+        (item->commutative && commutes && input_states.size() >= 2 &&
          item_matches(*item, mask, input_states, true))) {
       classes.push_back(item->klass);
     }

@@ -16,7 +16,8 @@
 // Tier 2 (residual). At a node whose state anchors a rule, a backtracking binder assigns the
 // rule's pattern nodes to graph nodes (commutative operands in either order, shared names,
 // multi-output joins through the users of bound values) and checks attributes, scalar
-// literals and `where` conditions.
+// literals and `where` conditions. A failure backjumps over the choices it does not depend
+// on, and a candidate is given up after a budget of steps (Matcher::gave_up).
 #pragma once
 
 #include <cstdint>
@@ -27,6 +28,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/bind_plan.h"
 #include "engine/graph.h"
 #include "engine/pattern.h"
 #include "engine/support/sequence_map.h"
@@ -64,6 +66,8 @@ class CompiledRules {
   uint32_t binding_leader(uint32_t rule) const { return binding_leader_[rule]; }
   /// Whether some other rule shares `rule`'s binding leader.
   bool shares_binding(uint32_t rule) const { return shares_binding_[rule] != 0; }
+  /// What the binder works out about `rule` once (engine/bind_plan.h).
+  const BindPlan& bind_plan(uint32_t rule) const { return bind_plans_[rule]; }
 
   // ** internals shared with Matcher **
   static constexpr int32_t kAnyChild = -1;
@@ -79,6 +83,13 @@ class CompiledRules {
   const std::vector<uint32_t>& rules_anchored_at(uint32_t klass) const { return anchored_[klass]; }
   /// The predicates of `node`'s op that its attributes pass, as a bit set.
   uint64_t predicate_mask(const Node& node) const;
+  /// Whether a node of `op` with predicate bits `mask` may have a commutative item matched
+  /// with its operands swapped (OpSchema::commutes: an add only with alpha=1, a predicate of
+  /// its own).
+  bool commutes(OpId op, uint64_t mask) const {
+    int bit = op < commute_bit_.size() ? commute_bit_[op] : -1;
+    return bit < 0 || ((mask >> bit) & 1) != 0;
+  }
   size_t predicate_count() const;
   size_t predicate_count(OpId op) const;  // of one op
 
@@ -86,6 +97,8 @@ class CompiledRules {
   static constexpr size_t kMaxPredicatesPerOp = 64;  // the rest are left to tier 2
   uint32_t intern_node(uint32_t rule, uint32_t node);
   uint64_t intern_predicates(const PatAlt& alt);
+  int intern_predicate(OpId op, const AttrCheck& check);  // its bit, or -1 past the limit
+  void intern_commute_predicates();  // first, so that each gets a bit
   void group_identical_bindings();
 
   const RuleSet* rules_;
@@ -96,10 +109,19 @@ class CompiledRules {
   std::vector<std::vector<uint32_t>> anchored_;    // class -> rules whose first root it is
   std::vector<std::vector<AttrCheck>> predicates_;  // op id -> its predicates, by bit
   std::unordered_map<std::string, uint32_t> predicate_bits_;  // op + check key -> bit
+  // op id -> the predicate bit saying its operands commute (OpSchema::commutes_if_attr), for
+  // ops that need one and have a commutative pattern node; -1 otherwise.
+  std::vector<int> commute_bit_;
   int max_height_ = 1;
   std::vector<uint32_t> binding_leader_;  // rule -> rule (see binding_leader)
   std::vector<char> shares_binding_;      // rule -> a group of two or more
+  std::vector<BindPlan> bind_plans_;      // rule -> its plan
 };
+
+/// Why a candidate can run out of binding steps, and what narrows the search.
+inline constexpr const char* kGaveUpHint =
+    "commutative operands leave too many ways to bind the pattern; 'ordered' calls "
+    "narrow them";
 
 /// Why a rule did or did not match at a node (`--explain`).
 struct Explanation {
@@ -127,6 +149,18 @@ class Matcher {
   /// Tries rule `rule` anchored at `node`; the first match found, or nullopt.
   std::optional<Match> match_at(uint32_t rule, Node* node, Explanation* why = nullptr);
 
+  /// The most steps (pattern node bindings tried) one candidate may take; 0 means
+  /// kDefaultBindingBudget. Binding is polynomial in the pattern's size for the usual rules
+  /// (docs/matcher.md); the budget bounds the rest.
+  void set_binding_budget(uint64_t steps) {
+    binding_budget_ = steps != 0 ? steps : kDefaultBindingBudget;
+  }
+  uint64_t binding_budget() const { return binding_budget_; }
+  static constexpr uint64_t kDefaultBindingBudget = 100'000;
+  /// Whether the last match_at (or AnchorMatches::match) gave up: it ran out of binding steps
+  /// before finding a match or ruling one out. Its nullopt then means "not known".
+  bool gave_up() const { return gave_up_; }
+
   /// Tries several rules at one anchor, as match_at does, but binds the pattern of a group of
   /// rules that differ only in their `where` clauses (CompiledRules::binding_leader) once.
   /// The graph must not change while it is in use.
@@ -139,6 +173,7 @@ class Matcher {
     struct Bound {
       uint32_t leader;
       std::optional<Match> binding;  // the pattern bound, conditions not checked; or no binding
+      bool gave_up;                  // no binding because the budget ran out
     };
     Matcher& matcher_;
     Node* anchor_;
@@ -164,6 +199,8 @@ class Matcher {
 
   const CompiledRules& compiled_;
   const Graph& graph_;
+  uint64_t binding_budget_ = kDefaultBindingBudget;
+  bool gave_up_ = false;
   std::vector<uint32_t> node_state_;  // by node id; 0 = empty state
   std::vector<std::vector<uint32_t>> states_;          // state id -> sorted class ids
   std::vector<std::vector<uint32_t>> state_rules_;     // state id -> anchored rules

@@ -40,7 +40,13 @@ std::string render_ops_markdown(const OpRegistry& registry) {
     std::vector<std::string> facts;
     if (!op.classes.empty()) facts.push_back("classes: " + join(op.classes, ""));
     if (!op.aliases.empty()) facts.push_back("aliases: " + join(op.aliases, "`"));
-    if (op.commutative) facts.push_back("commutative in its first two operands");
+    if (op.commutative) {
+      facts.push_back("commutative in its first two operands" +
+                      (op.commutes_if_attr < 0
+                           ? std::string()
+                           : " when " + op.attrs[static_cast<size_t>(op.commutes_if_attr)].name +
+                                 "=" + attr_to_string(op.commutes_if_value)));
+    }
     if (!facts.empty()) out += "\n" + join(facts, "", "; ") + ".\n";
   }
   return out;

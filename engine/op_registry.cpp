@@ -27,6 +27,12 @@ OpRegistry::OpRegistry() {
     schema->infer = def.infer;
     schema->doc = def.doc;
     schema->commutative = def.commutative;
+    if (!def.commutes_if_attr.empty()) {
+      schema->commutes_if_attr = schema->attr_index(def.commutes_if_attr);
+      GRAFT_CHECK(def.commutative && schema->commutes_if_attr >= 0)
+          << "op table: " << schema->name << ": commutes_if names no attribute";
+      schema->commutes_if_value = def.commutes_if_value;
+    }
     schema->aliases = std::move(def.aliases);
     GRAFT_CHECK(seen.insert(schema->name).second) << "op table: duplicate op " << schema->name;
     for (const std::string& alias : schema->aliases) {

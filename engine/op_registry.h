@@ -46,6 +46,10 @@ struct OpDef {
   const char* doc;
   bool commutative = false;
   std::vector<std::string> aliases = {};
+  /// For a commutative op: an attribute that must have a value for the operands to commute
+  /// (`{"alpha", 1}` for add); empty when they always do.
+  std::string commutes_if_attr = {};
+  AttrValue commutes_if_value = {};
 };
 /// The rows of the op table: the torch ops (op_table.cpp) and the fused ops that rules
 /// produce for the runtime (op_table_fused.cpp).

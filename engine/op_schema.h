@@ -74,7 +74,11 @@ struct OpSchema {
   std::vector<OperandSpec> operands;
   std::vector<AttrSpec> attrs;
   std::vector<Param> params;         // signature order
-  bool commutative = false;          // operands 0 and 1 may be swapped
+  bool commutative = false;          // operands 0 and 1 may be swapped (see commutes())
+  /// For an op commutative only for some attribute values (`add`: input + alpha * other):
+  /// the attribute, by index (-1: none), and the value it must have.
+  int commutes_if_attr = -1;
+  AttrValue commutes_if_value;
   InferFn infer = nullptr;
   std::string doc;                   // one line
 
@@ -84,6 +88,13 @@ struct OpSchema {
   /// Number of operands that must be present (not optional, not variadic).
   size_t required_operand_count() const;
   bool in_class(const std::string& cls) const;
+  /// Whether a node of this op with attribute values `values` (one per schema attribute)
+  /// computes the same with operands 0 and 1 swapped: `add` with alpha=1, not with alpha=2.
+  bool commutes(std::span<const AttrValue> values) const {
+    return commutative &&
+           (commutes_if_attr < 0 || attr_equal(values[static_cast<size_t>(commutes_if_attr)],
+                                               commutes_if_value));
+  }
 };
 
 /// Parses a declaration like

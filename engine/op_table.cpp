@@ -95,10 +95,11 @@ std::vector<OpDef> builtin_op_defs() {
 
       // ** binary elementwise ** (`out` dropped) An operand may be a scalar literal, as fx
       // records `x * 0.5` and `2 + x`; results follow torch's type promotion.
-      // add is commutative only when alpha == 1 (input + alpha * other); the matcher checks
-      // alpha before it swaps operands.
+      // add is commutative only when alpha == 1 (input + alpha * other): the matcher swaps an
+      // add's operands only then (OpSchema::commutes).
       {"add(Tensor|Scalar input, Tensor|Scalar other, Scalar alpha=1)", kBinary, add,
-       "input + alpha * other (commutative when alpha == 1)", /*commutative=*/true},
+       "input + alpha * other (commutative when alpha == 1)", /*commutative=*/true, {}, "alpha",
+       int64_t{1}},
       {"sub(Tensor|Scalar input, Tensor|Scalar other, Scalar alpha=1)", kBinary, sub,
        "input - alpha * other"},
       {"mul(Tensor|Scalar input, Tensor|Scalar other)", kBinary, mul, "input * other",

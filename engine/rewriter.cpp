@@ -49,6 +49,7 @@ class Driver {
         created_limit_(options.max_created_nodes != 0 ? options.max_created_nodes
                                                       : default_created_nodes_limit(graph.size())) {
     result_.stats.resize(rules_.rules.size());
+    matcher_.set_binding_budget(options.max_binding_steps);
   }
 
   RewriteResult run() {
@@ -253,10 +254,22 @@ class Driver {
       Clock::time_point start = timer_start();
       std::optional<Match> m = at.match(r);
       charge(s, start);
+      if (matcher_.gave_up()) warn_gave_up(r, *node);
       if (!m) continue;
       ++s.matches;
       found->push_back(std::move(*m));
     }
+  }
+
+  /// Once per rule and node: the binder ran out of steps there (Matcher::gave_up), so the
+  /// rule was not tried to the end.
+  void warn_gave_up(uint32_t r, const Node& node) {
+    const Rule& rule = rules_.rules[r];
+    if (!gave_up_.emplace(r, node.name()).second) return;
+    diags_.warning({}, "rule " + rule.name + " (" + rule.loc + "): skipped at node '" +
+                           node.name() + "': no match found or ruled out within " +
+                           std::to_string(matcher_.binding_budget()) + " binding steps (" +
+                           kGaveUpHint + ")");
   }
 
   /// Greedy by benefit, then graph order of the anchor, then rule order.
@@ -918,6 +931,7 @@ class Driver {
   const RewriteOptions& options_;
   DiagnosticEngine& diags_;
   Matcher matcher_;
+  std::set<std::pair<uint32_t, std::string>> gave_up_;  // (rule, node) warned about
   RewriteResult result_;
   std::deque<Folded> folded_;  // a deque: Folded* stay valid while it grows
   std::vector<Input> apply_results_;  // apply's scratch

@@ -66,6 +66,9 @@ struct RewriteOptions {
   /// it in that case, and would exhaust memory long before the phase's iteration limit; and
   /// every created node stays allocated until Graph::compact(), even once a ping-pong erased it.
   size_t max_created_nodes = 0;
+  /// The most binding steps the matcher spends on one candidate (a rule at a node); 0 means
+  /// Matcher::kDefaultBindingBudget. A candidate that needs more is skipped with a warning.
+  uint64_t max_binding_steps = 0;
 };
 
 /// The default limit on the nodes one run may create on a graph of `nodes` nodes: 16 times its

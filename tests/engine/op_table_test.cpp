@@ -13,6 +13,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "engine/graph.h"
 #include "engine/op_docs.h"
 #include "engine/op_registry.h"
 #include "engine/type_promotion.h"
@@ -179,6 +180,24 @@ TEST_CASE("exactly add, mul, maximum and minimum are commutative", "[engine][op_
   CHECK(commutative == std::set<std::string>{"add", "mul", "maximum", "minimum"});
   // add swaps only when alpha == 1, which the matcher checks: the doc says so.
   CHECK(OpRegistry::get().find("add")->doc.find("alpha == 1") != std::string::npos);
+}
+
+TEST_CASE("a commutative op with attributes says which values let its operands commute",
+          "[engine][op_table]") {
+  // An attribute can make a commutative op's operands unequal partners (add's alpha scales
+  // only the second one). Each commutative op either has no attributes or names the value.
+  for (const OpSchema& op : OpRegistry::get().ops()) {
+    if (!op.commutative) continue;
+    INFO(op.name);
+    CHECK((op.attrs.empty() || op.commutes_if_attr >= 0));
+    CHECK(op.commutes(Graph::default_attrs(op)));  // with the defaults, they commute
+  }
+  const OpSchema& add = *OpRegistry::get().find("add");
+  CHECK(add.commutes(std::vector<AttrValue>{int64_t{1}}));
+  CHECK(add.commutes(std::vector<AttrValue>{1.0}));
+  CHECK_FALSE(add.commutes(std::vector<AttrValue>{2.0}));
+  CHECK_FALSE(add.commutes(std::vector<AttrValue>{int64_t{-1}}));
+  CHECK_FALSE(OpRegistry::get().find("sub")->commutes(std::vector<AttrValue>{int64_t{1}}));
 }
 
 TEST_CASE("signatures follow torch's parameter names and defaults", "[engine][op_table]") {
