@@ -1,4 +1,4 @@
-#include "runtime/allocation.h"
+#include "eval/allocation.h"
 
 #include <unistd.h>
 
@@ -10,7 +10,7 @@
 
 #include "engine/support/prefault.h"
 
-namespace graft::runtime {
+namespace graft::eval {
 namespace {
 
 size_t physical_memory_bytes() {
@@ -111,4 +111,4 @@ void throw_allocation_error(size_t bytes, const std::string& what, const std::st
 
 }  // namespace detail
 
-}  // namespace graft::runtime
+}  // namespace graft::eval

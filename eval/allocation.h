@@ -11,7 +11,7 @@
 
 #include "engine/support/format_bytes.h"
 
-namespace graft::runtime {
+namespace graft::eval {
 
 /// Thrown when a buffer cannot be allocated. A std::bad_alloc, so code that only knows the
 /// standard exception still treats it as out-of-memory; what() says what and how much.
@@ -91,4 +91,4 @@ class BufferArena {
 
 using graft::format_bytes;  // sizes in messages
 
-}  // namespace graft::runtime
+}  // namespace graft::eval

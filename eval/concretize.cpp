@@ -1,9 +1,9 @@
 // Binding symbolic dims and re-running shape inference on a clone of the graph.
-#include "runtime/concretize.h"
+#include "eval/concretize.h"
 
-#include "engine/shape_infer.h"
+#include "engine/ops/shape_infer.h"
 
-namespace graft::runtime {
+namespace graft::eval {
 namespace {
 
 class Concretizer {
@@ -143,4 +143,4 @@ std::unique_ptr<Graph> concretize_graph(const Graph& graph, const ShapeBindings&
   return copy;
 }
 
-}  // namespace graft::runtime
+}  // namespace graft::eval

@@ -7,10 +7,10 @@
 #include <memory>
 #include <string>
 
-#include "engine/graph.h"
+#include "engine/ir/graph.h"
 #include "engine/support/diagnostics.h"
 
-namespace graft::runtime {
+namespace graft::eval {
 
 /// How to make placeholder shapes concrete: an explicit shape per input name, and values for
 /// symbols ("N" -> 8). Explicit shapes also bind the symbols they replace, so giving x's shape
@@ -29,4 +29,4 @@ struct ShapeBindings {
                                                       const std::string& source_name,
                                                       DiagnosticEngine& diags);
 
-}  // namespace graft::runtime
+}  // namespace graft::eval

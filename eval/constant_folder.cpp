@@ -1,12 +1,12 @@
-#include "runtime/constant_folder.h"
+#include "eval/constant_folder.h"
 
 #include <cstdint>
 #include <cstring>
 
-#include "runtime/elementwise_fold.h"
-#include "runtime/reference.h"
+#include "eval/elementwise_fold.h"
+#include "eval/reference.h"
 
-namespace graft::runtime {
+namespace graft::eval {
 
 namespace {
 
@@ -119,4 +119,4 @@ ConstantFolder reference_constant_folder(FoldPath path) {
   return folder;
 }
 
-}  // namespace graft::runtime
+}  // namespace graft::eval

@@ -6,18 +6,18 @@
 // most of the cost: the op is resolved through its schema's id in a table built once (not by
 // name), operands are read where they lie (no Tensor wrappers, no operand vectors), broadcast
 // strides live on the stack, and the only allocation is the result's buffer.
-#include "runtime/elementwise_fold.h"
+#include "eval/elementwise_fold.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 
-#include "engine/op_registry.h"
-#include "runtime/allocation.h"
-#include "runtime/elementwise_formulas.h"
+#include "engine/ops/op_registry.h"
+#include "eval/allocation.h"
+#include "eval/elementwise_formulas.h"
 
-namespace graft::runtime {
+namespace graft::eval {
 namespace {
 
 /// Results with more dims go to the generic path; the fast one keeps strides in arrays this long.
@@ -409,4 +409,4 @@ std::unique_ptr<PreparedFold> prepare_elementwise(const Node& node) {
   return std::make_unique<PreparedElementwise>(std::move(*prepared));
 }
 
-}  // namespace graft::runtime
+}  // namespace graft::eval

@@ -8,18 +8,18 @@
 #include <optional>
 #include <vector>
 
-#include "engine/constants.h"
-#include "engine/graph.h"
-#include "engine/rewriter.h"
+#include "engine/ir/constants.h"
+#include "engine/ir/graph.h"
+#include "engine/rewrite/rewriter.h"
 
-namespace graft::runtime {
+namespace graft::eval {
 
 /// The value of call_function node `node` (whose type is concrete) over `operands` (one per
 /// input; null for a scalar literal or None), bit-identical to the reference kernels'. Returns
 /// nullopt when the fast path does not handle the case — an op that is not a registry
 /// elementwise op, a non-float32 or unaligned operand, an attribute the reference would reject,
 /// more than 6 dims — and the caller must take the generic path, which reports any error.
-/// Throws AllocationError (runtime/allocation.h) when the result's buffer cannot be allocated.
+/// Throws AllocationError (eval/allocation.h) when the result's buffer cannot be allocated.
 std::optional<ConstantTensor> fold_elementwise(const Node& node,
                                                const std::vector<const ConstantTensor*>& operands);
 
@@ -28,4 +28,4 @@ std::optional<ConstantTensor> fold_elementwise(const Node& node,
 /// decline whatever the operands. Its run() declines operands not of the prepared types.
 std::unique_ptr<PreparedFold> prepare_elementwise(const Node& node);
 
-}  // namespace graft::runtime
+}  // namespace graft::eval

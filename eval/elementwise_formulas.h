@@ -13,7 +13,7 @@
 #include <type_traits>
 #include <utility>
 
-namespace graft::runtime {
+namespace graft::eval {
 
 // clang-format off
 /// One per formula, not per op: hardtanh and clamp share kClamp, div's rounding modes and
@@ -150,4 +150,4 @@ void with_binary(ElementOp op, const ElementParams& p, Run&& run) {
   detail::with_formula<ElementOp::kAdd>(op, p, run, std::make_index_sequence<count>{});
 }
 
-}  // namespace graft::runtime
+}  // namespace graft::eval

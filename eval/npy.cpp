@@ -1,6 +1,6 @@
 // .npy parsing and writing (format: numpy/lib/format.py's docstring) and a minimal
 // uncompressed .npz (zip "stored" entries, as numpy.savez writes without compression).
-#include "runtime/npy.h"
+#include "eval/npy.h"
 
 #include <algorithm>
 #include <array>
@@ -12,7 +12,7 @@
 #include "engine/support/atomic_file.h"
 #include "engine/support/input_file.h"
 
-namespace graft::runtime {
+namespace graft::eval {
 namespace {
 
 constexpr char kMagic[] = "\x93NUMPY";
@@ -322,4 +322,4 @@ bool write_npz(const std::string& path, const std::vector<std::pair<std::string,
   return true;
 }
 
-}  // namespace graft::runtime
+}  // namespace graft::eval

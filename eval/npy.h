@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "engine/support/diagnostics.h"
-#include "runtime/tensor.h"
+#include "eval/tensor.h"
 
-namespace graft::runtime {
+namespace graft::eval {
 
 /// Parses the bytes of a .npy file; `display_name` names it in diagnostics. Returns nullopt
 /// after reporting a bad magic, an unsupported version, dtype or order, a malformed header,
@@ -37,4 +37,4 @@ std::optional<std::string> npz_bytes(const std::vector<std::pair<std::string, Te
                              const std::vector<std::pair<std::string, Tensor>>& arrays,
                              DiagnosticEngine& diags);
 
-}  // namespace graft::runtime
+}  // namespace graft::eval

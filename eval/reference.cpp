@@ -1,17 +1,17 @@
 // Reference kernels, part 1: the op dispatch, elementwise ops (unary, binary with torch
 // broadcasting), data movement (views, permute, identity) and the graph interpreter.
 // Everything is a plain loop over row-major float32 data; clarity over speed.
-#include "runtime/reference.h"
+#include "eval/reference.h"
 
 #include <cmath>
 #include <cstring>
 #include <map>
 
-#include "runtime/concretize.h"
-#include "runtime/elementwise_formulas.h"
-#include "runtime/reference_internal.h"
+#include "eval/concretize.h"
+#include "eval/elementwise_formulas.h"
+#include "eval/reference_internal.h"
 
-namespace graft::runtime {
+namespace graft::eval {
 namespace ref {
 
 const AttrValue* Call::attr(const std::string& name) const {
@@ -381,4 +381,4 @@ std::optional<std::vector<Tensor>> run_reference(const Graph& graph,
   return outputs;
 }
 
-}  // namespace graft::runtime
+}  // namespace graft::eval

@@ -9,11 +9,11 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/graph.h"
+#include "engine/ir/graph.h"
 #include "engine/support/diagnostics.h"
-#include "runtime/tensor.h"
+#include "eval/tensor.h"
 
-namespace graft::runtime {
+namespace graft::eval {
 
 /// One operand of a reference kernel: a tensor, a scalar literal, or neither (None).
 struct RefOperand {
@@ -35,4 +35,4 @@ bool reference_op(const Node& node, const std::vector<RefOperand>& operands, Ten
                                                                const std::vector<Tensor>& inputs,
                                                                DiagnosticEngine& diags);
 
-}  // namespace graft::runtime
+}  // namespace graft::eval

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "runtime/reference.h"
+#include "eval/reference.h"
 
-namespace graft::runtime::ref {
+namespace graft::eval::ref {
 
 /// A node with its operands and checked attribute access for the reference kernels.
 struct Call {
@@ -54,4 +54,4 @@ bool reduce(const Call& call, Tensor& out);
 bool softmax(const Call& call, Tensor& out);
 bool cat(const Call& call, Tensor& out);
 
-}  // namespace graft::runtime::ref
+}  // namespace graft::eval::ref

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <limits>
 
-#include "runtime/reference_internal.h"
+#include "eval/reference_internal.h"
 
-namespace graft::runtime::ref {
+namespace graft::eval::ref {
 namespace {
 
 /// Two ints from an `int[2]`-style attribute (a single value is repeated).
@@ -376,4 +376,4 @@ bool cat(const Call& call, Tensor& out) {
   return true;
 }
 
-}  // namespace graft::runtime::ref
+}  // namespace graft::eval::ref

@@ -1,5 +1,5 @@
 // Host tensor helpers: allocation, random fill, comparison and summaries.
-#include "runtime/tensor.h"
+#include "eval/tensor.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -9,9 +9,9 @@
 #include <sstream>
 
 #include "engine/support/check.h"
-#include "runtime/allocation.h"
+#include "eval/allocation.h"
 
-namespace graft::runtime {
+namespace graft::eval {
 namespace {
 
 std::shared_ptr<void> allocate(DType dtype, const Shape& shape) {
@@ -129,4 +129,4 @@ std::string tensor_summary(const Tensor& t) {
   return out.str();
 }
 
-}  // namespace graft::runtime
+}  // namespace graft::eval

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/shape.h"
+#include "engine/ir/shape.h"
 
-namespace graft::runtime {
+namespace graft::eval {
 
 class Tensor {
  public:
@@ -57,4 +57,4 @@ bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-4, double atol 
 /// "float32[1, 1000]" plus sum, mean and the first values: a short checksum for the CLI.
 std::string tensor_summary(const Tensor& t);
 
-}  // namespace graft::runtime
+}  // namespace graft::eval

@@ -1,7 +1,7 @@
 // The graph printers: fx-style args/kwargs rendering of bound nodes, the print_tabular table
-// and Graphviz DOT. Nodes store inputs bound to the schema (engine/graph.h), so the args
+// and Graphviz DOT. Nodes store inputs bound to the schema (engine/ir/graph.h), so the args
 // rendering here is where torch's positional convention is reconstructed.
-#include "engine/graph_printer.h"
+#include "engine/io/graph_printer.h"
 
 #include <fmt/format.h>
 
@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/graph.h"
+#include "engine/ir/graph.h"
 #include "engine/support/terminal_text.h"
 
 namespace graft {

@@ -1,4 +1,4 @@
-#include "engine/json_limits.h"
+#include "engine/io/json_limits.h"
 
 namespace graft {
 

@@ -1,4 +1,4 @@
-#include "engine/json_values.h"
+#include "engine/io/json_values.h"
 
 #include <algorithm>
 #include <cmath>

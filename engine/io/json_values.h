@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/attr.h"
+#include "engine/ir/attr.h"
 
 namespace graft {
 

@@ -1,7 +1,7 @@
 // The model.json loader. It reads the whole file before deciding anything, so one run reports
 // every problem it can find, each with a JSON pointer; a node whose inputs already failed is
 // skipped quietly instead of producing a cascade of follow-on errors.
-#include "engine/model_json.h"
+#include "engine/io/model_json.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,12 +13,12 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "engine/json_limits.h"
-#include "engine/json_values.h"
-#include "engine/op_registry.h"
-#include "engine/safetensors.h"
-#include "engine/shape_infer.h"
-#include "engine/strict_json.h"
+#include "engine/io/json_limits.h"
+#include "engine/io/json_values.h"
+#include "engine/io/safetensors.h"
+#include "engine/io/strict_json.h"
+#include "engine/ops/op_registry.h"
+#include "engine/ops/shape_infer.h"
 #include "engine/support/edit_distance.h"
 #include "engine/support/input_file.h"
 

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/graph.h"
+#include "engine/ir/graph.h"
 #include "engine/support/confined_path.h"
 #include "engine/support/diagnostics.h"
 

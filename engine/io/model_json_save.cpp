@@ -6,9 +6,9 @@
 #include <map>
 #include <optional>
 
-#include "engine/json_values.h"
-#include "engine/model_json.h"
-#include "engine/safetensors_writer.h"
+#include "engine/io/json_values.h"
+#include "engine/io/model_json.h"
+#include "engine/io/safetensors_writer.h"
 #include "engine/support/check.h"
 
 namespace graft {

@@ -18,8 +18,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/model_json.h"
-#include "engine/safetensors_writer.h"
+#include "engine/io/model_json.h"
+#include "engine/io/safetensors_writer.h"
 #include "engine/support/atomic_file.h"
 #include "engine/support/content_hash.h"
 #include "engine/support/output_lock.h"

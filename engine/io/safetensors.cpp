@@ -2,7 +2,7 @@
 // single tensor: every problem becomes a diagnostic located by the header's JSON pointer, and no
 // byte outside the input is ever read. Tensor data is never copied: ConstantTensor::data points
 // into the mapping and ConstantTensor::owner keeps the mapping alive.
-#include "engine/safetensors.h"
+#include "engine/io/safetensors.h"
 
 #include <sys/mman.h>
 
@@ -15,7 +15,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "engine/safetensors_header.h"
+#include "engine/io/safetensors_header.h"
 #include "engine/support/confined_path.h"
 #include "engine/support/input_file.h"
 

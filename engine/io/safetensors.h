@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "engine/constants.h"
+#include "engine/ir/constants.h"
 #include "engine/support/confined_path.h"
 #include "engine/support/diagnostics.h"
 

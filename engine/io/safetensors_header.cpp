@@ -2,7 +2,7 @@
 // "__metadata__": {key: value}} — as a state machine. Values that break the schema are kept
 // in bounded form (ValueCapture), only for the messages that quote them; every check and
 // message is the one a document-tree reader would give, entry by entry in header order.
-#include "engine/safetensors_header.h"
+#include "engine/io/safetensors_header.h"
 
 #include <algorithm>
 #include <limits>
@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "engine/json_limits.h"
+#include "engine/io/json_limits.h"
 
 namespace graft::detail {
 namespace {

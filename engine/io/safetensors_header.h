@@ -1,7 +1,7 @@
 // The safetensors header, parsed as it streams by (nlohmann's SAX interface): each tensor entry
 // is checked when it ends and goes straight into the tensor table, so reading a header takes a
 // few bytes of memory per header byte; a document tree of the whole header (nlohmann::json)
-// would take over ten. Internal to the safetensors reader (engine/safetensors.cpp).
+// would take over ten. Internal to the safetensors reader (engine/io/safetensors.cpp).
 #pragma once
 
 #include <cstdint>
@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/safetensors.h"
+#include "engine/io/safetensors.h"
 #include "engine/support/diagnostics.h"
 
 namespace graft::detail {

@@ -1,6 +1,6 @@
 // The safetensors writer. Deterministic: the same tensors give the same bytes, so a file named
 // after its contents keeps its name across saves.
-#include "engine/safetensors_writer.h"
+#include "engine/io/safetensors_writer.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/constants.h"
+#include "engine/ir/constants.h"
 
 namespace graft {
 

@@ -1,7 +1,7 @@
 // The strict parser: nlohmann's own DOM builder (json_sax_dom_parser, what json::parse uses)
 // behind a SAX handler that keeps, per open object, the keys seen so far, and an input iterator
 // that publishes how far the lexer has read, which places a duplicate key in the text.
-#include "engine/strict_json.h"
+#include "engine/io/strict_json.h"
 
 #include <cstring>
 #include <deque>

@@ -1,5 +1,5 @@
 // Attribute printing and comparison.
-#include "engine/attr.h"
+#include "engine/ir/attr.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "engine/attr_table.h"
+#include "engine/ir/attr_table.h"
 
 #include <bit>
 #include <type_traits>

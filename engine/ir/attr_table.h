@@ -18,7 +18,7 @@
 #include <memory>
 #include <vector>
 
-#include "engine/attr.h"
+#include "engine/ir/attr.h"
 #include "engine/support/probe_slots.h"
 
 namespace graft {

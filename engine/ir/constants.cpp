@@ -1,5 +1,5 @@
 // Constant tensor helpers.
-#include "engine/constants.h"
+#include "engine/ir/constants.h"
 
 #include <atomic>
 #include <cstring>

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/shape.h"
+#include "engine/ir/shape.h"
 #include "engine/support/check.h"
 #include "engine/support/name_index.h"
 #include "engine/support/stable_vector.h"

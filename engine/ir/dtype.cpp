@@ -1,5 +1,5 @@
 // The dtype name tables.
-#include "engine/dtype.h"
+#include "engine/ir/dtype.h"
 
 #include <array>
 

@@ -3,7 +3,7 @@
 // Order keys: every node carries a 64-bit `order_`; nodes appended get gaps of kOrderGap so that
 // an insertion between two nodes usually takes the midpoint. When no gap is left the whole
 // list is renumbered (LLVM's instruction ordering does the same); that is O(n) but rare.
-#include "engine/graph.h"
+#include "engine/ir/graph.h"
 
 #include <algorithm>
 #include <charconv>

@@ -20,11 +20,11 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/attr.h"
-#include "engine/attr_table.h"
-#include "engine/constants.h"
-#include "engine/op_schema.h"
-#include "engine/shape.h"
+#include "engine/ir/attr.h"
+#include "engine/ir/attr_table.h"
+#include "engine/ir/constants.h"
+#include "engine/ir/shape.h"
+#include "engine/ops/op_schema.h"
 #include "engine/support/chunk_pool.h"
 #include "engine/support/inline_vector.h"
 #include "engine/support/name_index.h"
@@ -189,7 +189,7 @@ class Graph {
   /// has none by that name).
   Node* add_get_attr(std::string_view name, std::string_view target);
   /// Adds a call_function node. `inputs` and `attrs` must already be bound to the schema
-  /// (engine/model_json.cpp binds Python-convention calls for the loader). `name_hint` is made
+  /// (engine/io/model_json.cpp binds Python-convention calls for the loader). `name_hint` is made
   /// unique ("conv2d" -> "conv2d_3").
   Node* add_call(const OpSchema& schema, const std::vector<Input>& inputs,
                  std::vector<AttrValue> attrs, std::string_view name_hint = {});

@@ -1,5 +1,5 @@
 // Symbolic dim interning and shape printing.
-#include "engine/shape.h"
+#include "engine/ir/shape.h"
 
 #include <mutex>
 #include <unordered_map>

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/dtype.h"
+#include "engine/ir/dtype.h"
 
 namespace graft {
 
@@ -42,7 +42,7 @@ struct TensorType {
 /// types in a context. A node's type is such a pointer (NodeMeta::type), so a node carries
 /// one word instead of a shape vector, copying a type allocates nothing, and two types are
 /// compared by address — the rewrite driver compares the operand types of every op it builds
-/// with those of the op's last inference (engine/type_memo.h). Thread-safe. The copies are
+/// with those of the op's last inference (engine/rewrite/type_memo.h). Thread-safe. The copies are
 /// never freed, as symbolic dims are not: a process holds as many as the distinct types of
 /// the models it has seen (a few hundred per model, ~100 bytes each) — a fuzzing campaign's
 /// random shapes accumulate the same way, so its memory grows slowly with its length.

@@ -2,7 +2,7 @@
 #include <deque>
 #include <mutex>
 
-#include "engine/shape.h"
+#include "engine/ir/shape.h"
 #include "engine/support/hash.h"
 #include "engine/support/probe_slots.h"
 

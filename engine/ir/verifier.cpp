@@ -1,11 +1,11 @@
 // Graph lint: every invariant the mutation API promises, checked from scratch.
-#include "engine/verifier.h"
+#include "engine/ir/verifier.h"
 
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
-#include "engine/shape_infer.h"
+#include "engine/ops/shape_infer.h"
 
 namespace graft {
 namespace {

@@ -1,7 +1,7 @@
 // The graph verifier (torch.fx's graph.lint()): structural invariants every pass must keep.
 #pragma once
 
-#include "engine/graph.h"
+#include "engine/ir/graph.h"
 #include "engine/support/diagnostics.h"
 
 namespace graft {

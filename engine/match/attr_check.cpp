@@ -1,4 +1,4 @@
-#include "engine/attr_check.h"
+#include "engine/match/attr_check.h"
 
 #include <algorithm>
 #include <cmath>

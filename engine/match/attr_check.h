@@ -5,8 +5,8 @@
 #include <optional>
 #include <string>
 
-#include "engine/attr.h"
-#include "engine/pattern.h"
+#include "engine/ir/attr.h"
+#include "engine/match/pattern.h"
 
 namespace graft {
 

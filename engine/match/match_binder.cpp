@@ -7,9 +7,9 @@
 #include <cmath>
 #include <functional>
 
-#include "engine/attr_check.h"
-#include "engine/match_conditions.h"
-#include "engine/matcher.h"
+#include "engine/match/attr_check.h"
+#include "engine/match/match_conditions.h"
+#include "engine/match/matcher.h"
 
 namespace graft {
 namespace {

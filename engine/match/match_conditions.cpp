@@ -1,7 +1,7 @@
 // `where` conditions: each side of a comparison evaluates to a Datum (a number, dim, dtype,
 // string, list, set, …); dim symbols of the rule bind on first use and compare afterwards, so
 // `shape(x) == [N, C, _, _], dim(w, 1) == C` ties the two together.
-#include "engine/match_conditions.h"
+#include "engine/match/match_conditions.h"
 
 #include <algorithm>
 #include <cmath>

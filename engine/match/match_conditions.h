@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/graph.h"
-#include "engine/pattern.h"
+#include "engine/ir/graph.h"
+#include "engine/match/pattern.h"
 
 namespace graft {
 

@@ -1,12 +1,12 @@
 // Tier 1 of the matcher: hash-consed pattern classes and the lazily built tree automaton.
 // Tier 2 (the residual binder and conditions) is in match_binder.cpp.
-#include "engine/matcher.h"
+#include "engine/match/matcher.h"
 
 #include <algorithm>
 #include <bit>
 #include <cstring>
 
-#include "engine/attr_check.h"
+#include "engine/match/attr_check.h"
 #include "engine/support/check.h"
 
 namespace graft {

@@ -27,8 +27,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "engine/graph.h"
-#include "engine/pattern.h"
+#include "engine/ir/graph.h"
+#include "engine/match/pattern.h"
 #include "engine/support/sequence_map.h"
 
 namespace graft {
@@ -173,8 +173,8 @@ class Matcher {
   uint64_t relabelled_ = 0;
   std::vector<uint32_t> key_;  // scratch
   // By op id: the last attribute list whose predicates were evaluated, and their bits. A rule
-  // library checks literal attributes as predicates (engine/pattern.h), a few dozen on conv2d;
-  // a model repeats a handful of attribute lists, which the graph keeps one copy of each of
+  // library checks literal attributes as predicates (engine/match/pattern.h), a few dozen on
+  // conv2d; a model repeats a handful of attribute lists, which the graph keeps one copy of each of
   // (AttrTable): the same list is the same pointer, and lists live as long as the graph.
   struct PredicateMemo {
     const AttrList* attrs = nullptr;

@@ -1,5 +1,5 @@
 // RuleSet queries; the rule IR itself is plain data (see pattern.h).
-#include "engine/pattern.h"
+#include "engine/match/pattern.h"
 
 namespace graft {
 

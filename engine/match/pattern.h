@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/attr.h"
-#include "engine/dtype.h"
-#include "engine/op_schema.h"
+#include "engine/ir/attr.h"
+#include "engine/ir/dtype.h"
+#include "engine/ops/op_schema.h"
 
 namespace graft {
 

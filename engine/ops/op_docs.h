@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "engine/op_registry.h"
+#include "engine/ops/op_registry.h"
 
 namespace graft {
 

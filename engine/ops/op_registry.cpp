@@ -1,5 +1,5 @@
 // Builds the registry from the op table rows, once.
-#include "engine/op_registry.h"
+#include "engine/ops/op_registry.h"
 
 #include <set>
 

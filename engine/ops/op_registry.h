@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/op_schema.h"
+#include "engine/ops/op_schema.h"
 
 namespace graft {
 

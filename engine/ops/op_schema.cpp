@@ -1,5 +1,5 @@
 // Signature parsing ("conv2d(Tensor input, int[2] stride=1, …)") and attribute coercion.
-#include "engine/op_schema.h"
+#include "engine/ops/op_schema.h"
 
 #include <cctype>
 #include <cstdlib>

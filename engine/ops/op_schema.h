@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/attr.h"
-#include "engine/shape.h"
+#include "engine/ir/attr.h"
+#include "engine/ir/shape.h"
 
 namespace graft {
 

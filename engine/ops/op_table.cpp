@@ -23,8 +23,8 @@
 //                  identity only with training=False, so it is not in this class
 #include <string>
 
-#include "engine/op_registry.h"
-#include "engine/shape_fns.h"
+#include "engine/ops/op_registry.h"
+#include "engine/ops/shape_fns.h"
 
 namespace graft {
 

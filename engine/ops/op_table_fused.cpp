@@ -13,8 +13,8 @@
 #include <algorithm>
 #include <string>
 
-#include "engine/op_registry.h"
-#include "engine/shape_fns.h"
+#include "engine/ops/op_registry.h"
+#include "engine/ops/shape_fns.h"
 
 namespace graft {
 namespace {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/op_schema.h"
+#include "engine/ops/op_schema.h"
 
 namespace graft::shape_fns {
 

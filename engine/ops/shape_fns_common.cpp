@@ -1,5 +1,5 @@
 // Helpers shared by the shape functions of engine/shape_fns_*.cpp.
-#include "engine/shape_fns.h"
+#include "engine/ops/shape_fns.h"
 
 namespace graft::shape_fns {
 

@@ -2,8 +2,8 @@
 // ConvUtils.h (conv_output_size, check_shape_forward) and LinearAlgebra.cpp (matmul).
 #include <algorithm>
 
-#include "engine/shape_fns.h"
-#include "engine/shape_infer.h"
+#include "engine/ops/shape_fns.h"
+#include "engine/ops/shape_infer.h"
 
 namespace graft::shape_fns {
 namespace {

@@ -3,9 +3,9 @@
 // kernel) and broadcasting binary ops with torch's type promotion.
 #include <cmath>
 
-#include "engine/shape_fns.h"
-#include "engine/shape_infer.h"
-#include "engine/type_promotion.h"
+#include "engine/ops/shape_fns.h"
+#include "engine/ops/shape_infer.h"
+#include "engine/ops/type_promotion.h"
 
 namespace graft::shape_fns {
 

@@ -1,7 +1,7 @@
 // Shape functions of the normalizations (batch_norm, layer_norm) and softmax: the result has
 // the input's shape; the checks are on the parameters' shapes, after torch's Normalization.cpp
 // and layer_norm.cpp.
-#include "engine/shape_fns.h"
+#include "engine/ops/shape_fns.h"
 
 namespace graft::shape_fns {
 

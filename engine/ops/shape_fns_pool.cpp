@@ -1,6 +1,6 @@
 // Shape functions of 2-D pooling, after torch's Pool.h (pooling_output_shape,
 // pool2d_shape_check) and AdaptiveAveragePooling.cpp.
-#include "engine/shape_fns.h"
+#include "engine/ops/shape_fns.h"
 
 namespace graft::shape_fns {
 namespace {

@@ -2,7 +2,7 @@
 // [] means all of them, as in torch 1.13), `keepdim` keeps them as size 1.
 #include <set>
 
-#include "engine/shape_fns.h"
+#include "engine/ops/shape_fns.h"
 
 namespace graft::shape_fns {
 namespace {

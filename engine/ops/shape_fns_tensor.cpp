@@ -3,8 +3,8 @@
 // not need their values (a permuted "N" stays "N"); sizes computed from symbols are unknown.
 #include <algorithm>
 
-#include "engine/shape_fns.h"
-#include "engine/type_promotion.h"
+#include "engine/ops/shape_fns.h"
+#include "engine/ops/type_promotion.h"
 
 namespace graft::shape_fns {
 namespace {

@@ -1,5 +1,5 @@
 // Shape inference dispatch and shared helpers.
-#include "engine/shape_infer.h"
+#include "engine/ops/shape_infer.h"
 
 #include "engine/support/check.h"
 

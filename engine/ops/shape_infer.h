@@ -5,8 +5,8 @@
 #include <optional>
 #include <string>
 
-#include "engine/graph.h"
-#include "engine/op_schema.h"
+#include "engine/ir/graph.h"
+#include "engine/ops/op_schema.h"
 
 namespace graft {
 

@@ -1,6 +1,6 @@
 // Type promotion, after c10/core/ScalarType.h (promoteTypes) and
 // aten/src/ATen/native/TypeProperties.cpp (ResultTypeState, combine_categories).
-#include "engine/type_promotion.h"
+#include "engine/ops/type_promotion.h"
 
 namespace graft {
 namespace {

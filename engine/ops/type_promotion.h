@@ -5,9 +5,9 @@
 #include <optional>
 #include <vector>
 
-#include "engine/attr.h"
-#include "engine/dtype.h"
-#include "engine/shape.h"
+#include "engine/ir/attr.h"
+#include "engine/ir/dtype.h"
+#include "engine/ir/shape.h"
 
 namespace graft {
 

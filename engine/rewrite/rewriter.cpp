@@ -1,6 +1,6 @@
 // The rewrite driver (see rewriter.h). One Driver runs all phases of a rule set over one graph
 // with one Matcher, so node states computed in one phase are reused by the next.
-#include "engine/rewriter.h"
+#include "engine/rewrite/rewriter.h"
 
 #include <algorithm>
 #include <chrono>
@@ -9,12 +9,12 @@
 #include <set>
 #include <tuple>
 
-#include "engine/match_conditions.h"
-#include "engine/shape_infer.h"
+#include "engine/ir/verifier.h"
+#include "engine/match/match_conditions.h"
+#include "engine/ops/shape_infer.h"
+#include "engine/rewrite/type_memo.h"
 #include "engine/support/check.h"
 #include "engine/support/edit_distance.h"
-#include "engine/type_memo.h"
-#include "engine/verifier.h"
 
 namespace graft {
 namespace {

@@ -12,9 +12,9 @@
 #include <unordered_set>
 #include <vector>
 
-#include "engine/graph.h"
-#include "engine/matcher.h"
-#include "engine/pattern.h"
+#include "engine/ir/graph.h"
+#include "engine/match/matcher.h"
+#include "engine/match/pattern.h"
 #include "engine/support/diagnostics.h"
 
 namespace graft {
@@ -36,7 +36,7 @@ class PreparedFold {
 };
 
 /// Folds call_function nodes whose tensor operands are all constants. The runtime provides one
-/// built on its reference kernels (runtime/constant_folder.h).
+/// built on its reference kernels (eval/constant_folder.h).
 struct ConstantFolder {
   /// Computes `node` (its type inferred and concrete) over `operands`, one entry per input:
   /// the tensor, or nullptr for a scalar or None input. nullopt with `*error` set on failure.
@@ -72,7 +72,7 @@ struct RewriteOptions {
 /// size, plus 4096 so that small graphs may grow too. Standard rewrites create at most about
 /// one node per node they replace. The limit also bounds the time a runaway rule set takes: its
 /// copies pile up as users of one value, and a multi-output match attempt sorts that value's
-/// users (engine/match_binder.cpp), so an iteration costs the square of that fan-out.
+/// users (engine/match/match_binder.cpp), so an iteration costs the square of that fan-out.
 inline size_t default_created_nodes_limit(size_t nodes) { return 16 * nodes + 4096; }
 
 struct RuleStats {

@@ -1,6 +1,6 @@
-#include "engine/type_memo.h"
+#include "engine/rewrite/type_memo.h"
 
-#include "engine/shape_infer.h"
+#include "engine/ops/shape_infer.h"
 
 namespace graft {
 

@@ -3,7 +3,7 @@
 // A rule applied all over a model builds the same ops from operands of the same few types:
 // the conv-bn fold infers the types of ten ops (nine folded, one conv) at every block, and a
 // block almost always has the previous block's shapes. Shape functions are pure in the
-// operands' types, their scalar literals and the attributes (engine/op_schema.h: InferFn), so
+// operands' types, their scalar literals and the attributes (engine/ops/op_schema.h: InferFn), so
 // when all of those equal the last inference's, so does the result, and the driver takes it
 // instead of inferring again (which allocates the shape vectors of every intermediate step).
 // Types are uniqued (unique_type), so the operand types are compared by address.
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/graph.h"
+#include "engine/ir/graph.h"
 
 namespace graft {
 

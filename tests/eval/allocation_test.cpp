@@ -1,4 +1,4 @@
-#include "runtime/allocation.h"
+#include "eval/allocation.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -6,9 +6,9 @@
 #include <cstring>
 #include <vector>
 
-#include "runtime/tensor.h"
+#include "eval/tensor.h"
 
-using namespace graft::runtime;
+using namespace graft::eval;
 
 namespace {
 

@@ -1,4 +1,4 @@
-// The constant folder's elementwise fast path (runtime/elementwise_fold.h) against its generic
+// The constant folder's elementwise fast path (eval/elementwise_fold.h) against its generic
 // reference path, byte for byte: every op the fast path handles, on random shapes with
 // broadcasting, rank differences, scalar literals, empty tensors, special values and random
 // attributes; and the cases it declines, which must give the generic path's result or error.
@@ -9,15 +9,15 @@
 #include <limits>
 #include <map>
 
-#include "engine/op_registry.h"
-#include "engine/shape_infer.h"
-#include "runtime/constant_folder.h"
-#include "runtime/elementwise_fold.h"
+#include "engine/ops/op_registry.h"
+#include "engine/ops/shape_infer.h"
+#include "eval/constant_folder.h"
+#include "eval/elementwise_fold.h"
 #include "tests/property/rng.h"
 
 using namespace graft;
 using namespace graft::testing;
-using runtime::FoldPath;
+using eval::FoldPath;
 
 namespace {
 
@@ -74,11 +74,11 @@ class FoldCall {
   };
   Result fold(FoldPath path) const {
     Result r;
-    r.value = runtime::reference_constant_folder(path).fold(*node_, operands_, &r.error);
+    r.value = eval::reference_constant_folder(path).fold(*node_, operands_, &r.error);
     return r;
   }
   std::optional<ConstantTensor> fold_fast_only() const {
-    return runtime::fold_elementwise(*node_, operands_);
+    return eval::fold_elementwise(*node_, operands_);
   }
   const Node& node() const { return *node_; }
   const std::vector<const ConstantTensor*>& operands() const { return operands_; }
@@ -244,7 +244,7 @@ TEST_CASE("a prepared fold reused on other operands of its types gives a fresh f
       const std::map<std::string, AttrValue> attrs = random_attrs(rng, op);
       FoldCall first(schema_of(op), {a, b}, attrs);
       std::unique_ptr<PreparedFold> prepared =
-          runtime::reference_constant_folder().prepare(first.node());
+          eval::reference_constant_folder().prepare(first.node());
       INFO(op << " iteration " << iteration << ": " << type_to_string(*first.node().type()));
       REQUIRE(prepared != nullptr);
       auto same_kind = [&](const Arg& x) {

@@ -1,5 +1,5 @@
 // .npy / .npz: round trips, numpy's own header layout, and every rejection with its message.
-#include "runtime/npy.h"
+#include "eval/npy.h"
 
 #include <sys/stat.h>
 
@@ -8,7 +8,7 @@
 #include "tests/testing/test_paths.h"
 
 using namespace graft;
-using namespace graft::runtime;
+using namespace graft::eval;
 
 namespace {
 

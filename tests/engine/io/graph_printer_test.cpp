@@ -1,4 +1,4 @@
-#include "engine/graph_printer.h"
+#include "engine/io/graph_printer.h"
 
 #include <catch2/catch.hpp>
 
@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/graph.h"
-#include "engine/op_registry.h"
+#include "engine/ir/graph.h"
+#include "engine/ops/op_registry.h"
 
 using namespace graft;
 

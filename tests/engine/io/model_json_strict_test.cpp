@@ -1,13 +1,13 @@
 // model.json is strict JSON: a key given twice in any object and a NUL byte anywhere are
 // errors at their line:col, where nlohmann alone keeps the last key and stops at a NUL. The
-// strict parser itself (engine/strict_json.h) is also checked directly: pointers, offsets, keys
+// strict parser itself (engine/io/strict_json.h) is also checked directly: pointers, offsets, keys
 // with escapes, large objects.
 #include <catch2/catch.hpp>
 
 #include <string>
 
-#include "engine/model_json.h"
-#include "engine/strict_json.h"
+#include "engine/io/model_json.h"
+#include "engine/io/strict_json.h"
 
 using namespace graft;
 

@@ -1,7 +1,7 @@
 // model.json: loading the bundled example, canonical round trips, and one test per kind of bad
 // input (docs/model-format.md, "Loading: what is checked"): each asserts the JSON path and
 // the message, and that nothing is loaded.
-#include "engine/model_json.h"
+#include "engine/io/model_json.h"
 
 #include <catch2/catch.hpp>
 
@@ -9,11 +9,11 @@
 #include <filesystem>
 #include <regex>
 
-#include "engine/json_limits.h"
-#include "engine/json_values.h"
-#include "engine/safetensors.h"
+#include "engine/io/json_limits.h"
+#include "engine/io/json_values.h"
+#include "engine/io/safetensors.h"
+#include "engine/ir/verifier.h"
 #include "engine/support/content_hash.h"
-#include "engine/verifier.h"
 #include "tests/testing/test_paths.h"
 
 using namespace graft;

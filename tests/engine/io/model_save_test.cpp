@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <set>
 
-#include "engine/model_json.h"
+#include "engine/io/model_json.h"
 #include "engine/support/content_hash.h"
 #include "tests/testing/test_paths.h"
 

@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <new>
 
-#include "engine/safetensors.h"
+#include "engine/io/safetensors.h"
 #include "tests/testing/test_paths.h"
 
 using namespace graft;

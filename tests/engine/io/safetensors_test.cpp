@@ -1,8 +1,8 @@
 // safetensors: round trips through the writer and reader, reading real (mapped) files, and one
 // test per rejection path with its exact message and JSON pointer. Headers are written inline
 // as JSON text so each test shows the bytes it feeds the reader.
-#include "engine/safetensors.h"
-#include "engine/safetensors_writer.h"
+#include "engine/io/safetensors.h"
+#include "engine/io/safetensors_writer.h"
 
 #include <algorithm>
 #include <cstdint>

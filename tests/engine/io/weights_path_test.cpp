@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <string>
 
-#include "engine/model_json.h"
-#include "engine/safetensors.h"
-#include "engine/safetensors_writer.h"
+#include "engine/io/model_json.h"
+#include "engine/io/safetensors.h"
+#include "engine/io/safetensors_writer.h"
 #include "tests/testing/test_paths.h"
 
 using namespace graft;

@@ -1,12 +1,12 @@
-#include "engine/attr_table.h"
+#include "engine/ir/attr_table.h"
 
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
 
-#include "engine/graph.h"
-#include "engine/graph_printer.h"
-#include "engine/op_registry.h"
+#include "engine/io/graph_printer.h"
+#include "engine/ir/graph.h"
+#include "engine/ops/op_registry.h"
 
 using namespace graft;
 

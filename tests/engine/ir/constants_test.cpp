@@ -1,11 +1,11 @@
-#include "engine/constants.h"
+#include "engine/ir/constants.h"
 
 #include <catch2/catch.hpp>
 #include <map>
 #include <random>
 #include <string>
 
-#include "engine/graph.h"
+#include "engine/ir/graph.h"
 
 using namespace graft;
 

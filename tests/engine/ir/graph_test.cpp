@@ -1,11 +1,11 @@
-#include "engine/graph.h"
+#include "engine/ir/graph.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <map>
 
-#include "engine/op_registry.h"
-#include "engine/verifier.h"
+#include "engine/ir/verifier.h"
+#include "engine/ops/op_registry.h"
 
 using namespace graft;
 

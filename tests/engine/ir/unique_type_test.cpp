@@ -2,9 +2,9 @@
 #include <thread>
 #include <vector>
 
-#include "engine/graph.h"
-#include "engine/op_registry.h"
-#include "engine/shape.h"
+#include "engine/ir/graph.h"
+#include "engine/ir/shape.h"
+#include "engine/ops/op_registry.h"
 
 using namespace graft;
 

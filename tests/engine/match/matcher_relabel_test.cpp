@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/matcher.h"
-#include "engine/op_registry.h"
-#include "tests/rewrite/rewrite_testing.h"
+#include "engine/match/matcher.h"
+#include "engine/ops/op_registry.h"
+#include "tests/engine/rewrite/rewrite_testing.h"
 
 using namespace graft;
 using namespace graft::testing;

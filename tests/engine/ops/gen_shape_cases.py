@@ -1,10 +1,10 @@
 #!/usr/bin/python3
 """Generates tests/golden/shape_cases.json: output shapes and dtypes of graft's ops, as PyTorch
-computes them, for tests/engine/op_table_test.cpp to compare the op table's shape functions
+computes them, for tests/engine/ops/op_table_test.cpp to compare the op table's shape functions
 against.
 
 Run from anywhere with the system PyTorch (1.13):
-    /usr/bin/python3 tests/engine/gen_shape_cases.py
+    /usr/bin/python3 tests/engine/ops/gen_shape_cases.py
 
 Each case names a graft op, its operands in the op's signature order (a tensor type, a scalar
 literal, or None; a variadic operand is flattened last, as in graft's IR) and its attributes
@@ -138,7 +138,7 @@ case("conv2d", T(1, 3, 8, 8), T(4, 3, 3, 3), None, stride=[0, 1])
 case("conv2d", T(1, 3, 8, 8), T(4, 3, 3, 3), None, padding=[-1, 0])
 case("conv2d", T(1, 3, 8, 8), T(4, 3, 3, 3, dtype=F64), None)
 # Extreme attributes and empty kernels, where torch's answer is well defined (where torch's own
-# arithmetic wraps around, e.g. padding=2^63-1, tests/engine/shape_fns_test.cpp checks graft
+# arithmetic wraps around, e.g. padding=2^63-1, tests/engine/ops/shape_fns_test.cpp checks graft
 # rejects the attribute instead).
 INT64_MAX, INT64_MIN = 2**63 - 1, -2**63
 case("conv2d", T(1, 3, 8, 8), T(4, 3, 0, 0), None)
@@ -459,10 +459,10 @@ def promote_table():
 def main():
     cases = [{"op": op, "inputs": inputs, "attrs": attrs, "expect": evaluate(op, inputs, attrs)}
              for op, inputs, attrs in CASES]
-    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden",
+    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "golden",
                        "shape_cases.json")
     with open(out, "w") as f:
-        f.write('{"generator": "tests/engine/gen_shape_cases.py", "torch": "%s", "cases": [\n'
+        f.write('{"generator": "tests/engine/ops/gen_shape_cases.py", "torch": "%s", "cases": [\n'
                 % torch.__version__)
         f.write(",\n".join(json.dumps(c, sort_keys=True) for c in cases))
         f.write("\n],\n\"promote_types\": [\n")

@@ -1,12 +1,12 @@
 // Test helper: calling shape functions from text (see infer_testing.h).
-#include "tests/engine/infer_testing.h"
+#include "tests/engine/ops/infer_testing.h"
 
 #include <cctype>
 
 #include <catch2/catch.hpp>
 
-#include "engine/graph.h"
-#include "engine/op_registry.h"
+#include "engine/ir/graph.h"
+#include "engine/ops/op_registry.h"
 
 namespace graft::testing {
 

@@ -13,10 +13,10 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "engine/op_docs.h"
-#include "engine/op_registry.h"
-#include "engine/type_promotion.h"
-#include "tests/engine/infer_testing.h"
+#include "engine/ops/op_docs.h"
+#include "engine/ops/op_registry.h"
+#include "engine/ops/type_promotion.h"
+#include "tests/engine/ops/infer_testing.h"
 #include "tests/testing/test_paths.h"
 
 using namespace graft;

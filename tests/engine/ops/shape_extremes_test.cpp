@@ -8,9 +8,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "engine/op_registry.h"
-#include "engine/shape_infer.h"
-#include "tests/engine/infer_testing.h"
+#include "engine/ops/op_registry.h"
+#include "engine/ops/shape_infer.h"
+#include "tests/engine/ops/infer_testing.h"
 
 using graft::AttrSpec;
 using graft::AttrType;

@@ -2,8 +2,8 @@
 // does not need its value, "?" where it does) and the exact wording of rejections.
 #include <catch2/catch.hpp>
 
-#include "engine/type_promotion.h"
-#include "tests/engine/infer_testing.h"
+#include "engine/ops/type_promotion.h"
+#include "tests/engine/ops/infer_testing.h"
 
 using graft::AttrValue;
 using graft::testing::infer;

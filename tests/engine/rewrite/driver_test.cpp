@@ -6,11 +6,11 @@
 #include <cmath>
 #include <cstring>
 
+#include "engine/ir/verifier.h"
 #include "engine/support/source_manager.h"
-#include "engine/verifier.h"
-#include "runtime/constant_folder.h"
-#include "runtime/reference.h"
-#include "tests/rewrite/rewrite_testing.h"
+#include "eval/constant_folder.h"
+#include "eval/reference.h"
+#include "tests/engine/rewrite/rewrite_testing.h"
 #include "tests/testing/test_paths.h"
 
 using namespace graft;
@@ -480,14 +480,14 @@ TEST_CASE("conv-bn folding computes new constants and keeps the numbers", "[rewr
   CHECK(bns == 0);
   CHECK(convs == 4);
   // The same outputs on random inputs, by the reference interpreter.
-  std::vector<runtime::Tensor> inputs = {runtime::Tensor::random({2, 3, 32, 32}, 11)};
-  auto want = runtime::run_reference(*before, inputs, diags);
-  auto got = runtime::run_reference(*model->graph, inputs, diags);
+  std::vector<eval::Tensor> inputs = {eval::Tensor::random({2, 3, 32, 32}, 11)};
+  auto want = eval::run_reference(*before, inputs, diags);
+  auto got = eval::run_reference(*model->graph, inputs, diags);
   INFO(diags.render());
   REQUIRE(want);
   REQUIRE(got);
-  const runtime::Tensor& a = (*want)[0];
-  const runtime::Tensor& b = (*got)[0];
+  const eval::Tensor& a = (*want)[0];
+  const eval::Tensor& b = (*got)[0];
   REQUIRE(a.shape() == b.shape());
   double worst = 0;
   for (int64_t i = 0; i < a.numel(); ++i) worst = std::max(worst, double(std::fabs(a.f32()[i] - b.f32()[i])));
@@ -734,7 +734,7 @@ TEST_CASE("prepared folds give the bytes of unprepared ones as shapes and litera
   CompiledRules compiled(rules);
   auto run = [&](Graph& g, bool prepare) {
     RewriteOptions options;
-    options.fold = runtime::reference_constant_folder();
+    options.fold = eval::reference_constant_folder();
     if (!prepare) options.fold.prepare = nullptr;
     options.verify_each_phase = true;
     DiagnosticEngine diags;

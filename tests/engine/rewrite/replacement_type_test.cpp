@@ -3,8 +3,8 @@
 // graph as it was (without the check the verifier blamed the value's users).
 #include <catch2/catch.hpp>
 
-#include "engine/graph_printer.h"
-#include "tests/rewrite/rewrite_testing.h"
+#include "engine/io/graph_printer.h"
+#include "tests/engine/rewrite/rewrite_testing.h"
 
 using namespace graft;
 using namespace graft::testing;

@@ -1,9 +1,9 @@
-#include "tests/rewrite/rewrite_testing.h"
+#include "tests/engine/rewrite/rewrite_testing.h"
 
 #include <catch2/catch.hpp>
 
 #include "dsl/lower.h"
-#include "runtime/constant_folder.h"
+#include "eval/constant_folder.h"
 #include "tests/dsl/rules_testing.h"
 
 namespace graft::testing {
@@ -33,7 +33,7 @@ RuleSet rules_from_text(const std::string& text) {
 Rewritten rewrite(Graph& graph, const RuleSet& rules) {
   CompiledRules compiled(rules);
   RewriteOptions options;
-  options.fold = runtime::reference_constant_folder();
+  options.fold = eval::reference_constant_folder();
   options.verify_each_phase = true;
   DiagnosticEngine diags;
   Rewritten out;

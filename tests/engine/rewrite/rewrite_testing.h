@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/model_json.h"
-#include "engine/pattern.h"
-#include "engine/rewriter.h"
+#include "engine/io/model_json.h"
+#include "engine/match/pattern.h"
+#include "engine/rewrite/rewriter.h"
 
 namespace graft::testing {
 

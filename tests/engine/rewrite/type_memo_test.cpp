@@ -1,10 +1,10 @@
-#include "engine/type_memo.h"
+#include "engine/rewrite/type_memo.h"
 
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "engine/op_registry.h"
-#include "engine/shape_infer.h"
+#include "engine/ops/op_registry.h"
+#include "engine/ops/shape_infer.h"
 
 using namespace graft;
 
