@@ -1,4 +1,4 @@
-// Lowering of checked rules to the engine IR (engine/pattern.h). One RuleLowering translates
+// Lowering of checked rules to the engine IR (engine/match/pattern.h). One RuleLowering translates
 // one rule in three passes, each over the AST that sema has annotated:
 //   pattern      statements, then return values, become PatNodes in topological order: a
 //                call's arguments are lowered (once, shared by every alternative) before the
@@ -19,7 +19,7 @@
 #include <string_view>
 
 #include "dsl/literal.h"
-#include "engine/dtype.h"
+#include "engine/ir/dtype.h"
 
 namespace graft::dsl {
 namespace {

@@ -18,8 +18,8 @@
 #include "dsl/ast.h"
 #include "dsl/literal.h"
 #include "dsl/rule_file_set.h"
-#include "engine/op_registry.h"
-#include "engine/shape.h"
+#include "engine/ir/shape.h"
+#include "engine/ops/op_registry.h"
 #include "engine/support/diagnostics.h"
 #include "engine/support/source_manager.h"
 

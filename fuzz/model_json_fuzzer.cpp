@@ -1,4 +1,4 @@
-// fuzz_model_json: the model.json loader (engine/model_json.h) on arbitrary bytes as the JSON
+// fuzz_model_json: the model.json loader (engine/io/model_json.h) on arbitrary bytes as the JSON
 // text, then the verifier and a save/load round trip of every accepted model.
 //
 // Weights: the loader resolves "weights" in its base directory, here a scratch directory
@@ -13,8 +13,8 @@
 // to the same bytes (model_json_save.cpp promises canonical output).
 #include <string>
 
-#include "engine/model_json.h"
-#include "engine/verifier.h"
+#include "engine/io/model_json.h"
+#include "engine/ir/verifier.h"
 #include "fuzz/fuzz_support.h"
 
 namespace {

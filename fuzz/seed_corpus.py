@@ -2,9 +2,10 @@
 """Fills CORPUS_DIR/<target>/ with seed inputs for the fuzz targets, from the repository:
 
   rules        rules/, examples/rules/, tests/*/data/*.rules, fuzz/seeds/rules/, and the rule
-               snippets (C++ raw strings) of tests/dsl, tests/rewrite and tests/ruletest
+               snippets (C++ raw strings) of tests/dsl, tests/engine/{match,rewrite}
+               and tests/ruletest
   model_json   examples/models/*/model.json, tests/cli/data/*.json, fuzz/seeds/model_json/, and
-               the JSON raw strings of tests/engine/model_json_test.cpp
+               the JSON raw strings of tests/engine/io/model_json_test.cpp
   safetensors  examples/models/*/*.safetensors, fuzz/seeds/safetensors/
   rewrite      fuzz/seeds/rewrite/ (recipes are opaque bytes; the fuzzer grows them)
 
@@ -41,13 +42,14 @@ def seeds(target):
         for path in files("rules/*.rules", "examples/rules/*.rules", "tests/*/data/*.rules",
                           "fuzz/seeds/rules/*"):
             yield open(path, "rb").read()
-        yield from raw_strings(["tests/dsl/*.cpp", "tests/rewrite/*.cpp", "tests/ruletest/*.cpp"],
+        yield from raw_strings(["tests/dsl/*.cpp", "tests/engine/match/*.cpp",
+                                "tests/engine/rewrite/*.cpp", "tests/ruletest/*.cpp"],
                                lambda t: re.search(r"\b(rule|test|phase|import)\b", t))
     elif target == "model_json":
         for path in files("examples/models/*/model.json", "tests/cli/data/*.json",
                           "fuzz/seeds/model_json/*"):
             yield open(path, "rb").read()
-        yield from raw_strings(["tests/engine/model_json_test.cpp"],
+        yield from raw_strings(["tests/engine/io/model_json_test.cpp"],
                                lambda t: t.lstrip().startswith("{"))
     elif target == "safetensors":
         for path in files("examples/models/*/*.safetensors", "fuzz/seeds/safetensors/*"):

@@ -3,10 +3,10 @@
 # fuzz/<name>_fuzzer.cpp, which defines LLVMFuzzerTestOneInput, plus fuzz/fuzz_support.cpp and
 # the files of GRAFT_FUZZ_SOURCES_<name>.
 set(GRAFT_FUZZ_TARGETS rules model_json safetensors rewrite)
-set(GRAFT_FUZZ_LIBS_rules graft::dsl graft::runtime)       # the reference folder runs fuzzed rules
+set(GRAFT_FUZZ_LIBS_rules graft::dsl graft::eval)          # the reference folder runs fuzzed rules
 set(GRAFT_FUZZ_LIBS_model_json graft::engine)
 set(GRAFT_FUZZ_LIBS_safetensors graft::engine)
-set(GRAFT_FUZZ_LIBS_rewrite graft::dsl graft::runtime)
+set(GRAFT_FUZZ_LIBS_rewrite graft::dsl graft::runtime)       # compares the graphs on oneDNN
 set(GRAFT_FUZZ_SOURCES_rewrite graph_recipe.cpp)             # recipe bytes -> graph
 
 # graft_fuzz_executable(EXE NAME [extra sources...]): EXE runs target NAME's entry point.

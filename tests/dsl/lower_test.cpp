@@ -1,4 +1,4 @@
-// Lowering checked rules to the engine IR (engine/pattern.h): variables, PatNodes and their
+// Lowering checked rules to the engine IR (engine/match/pattern.h): variables, PatNodes and their
 // alternatives, attribute checks, conditions, replacement programs and phases, plus what the
 // engine cannot run. Most tests compare a compact rendering of the whole rule (see `show`,
 // which prints every field) so nothing is left unchecked; a few fields are also asserted

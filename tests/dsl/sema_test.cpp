@@ -3,7 +3,7 @@
 // limit. Diagnostics have their own table in sema_diagnostics_test.cpp.
 #include <catch2/catch.hpp>
 
-#include "engine/op_schema.h"
+#include "engine/ops/op_schema.h"
 #include "tests/dsl/rules_testing.h"
 
 using namespace graft;

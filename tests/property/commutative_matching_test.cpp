@@ -1,4 +1,4 @@
-// Property: the binder (engine/match_binder.cpp) finds a match exactly when a search over every
+// Property: the binder (engine/match/match_binder.cpp) finds a match exactly when a search over every
 // combination of operand orders does. It backjumps over the choices a failure does not depend
 // on; a wrong conflict set would make it miss matches. For each seed a random pattern of
 // commutative ops (and sub, relu) over a few shared variables, with a `where` condition at
@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/match_conditions.h"
-#include "engine/matcher.h"
-#include "engine/op_registry.h"
+#include "engine/match/match_conditions.h"
+#include "engine/match/matcher.h"
+#include "engine/ops/op_registry.h"
 #include "tests/dsl/rules_testing.h"
 #include "tests/property/property_testing.h"
 #include "tests/property/rng.h"

@@ -3,8 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "engine/op_docs.h"
-#include "engine/op_registry.h"
+#include "engine/ops/op_docs.h"
+#include "engine/ops/op_registry.h"
 #include "tools/rewrite/commands.h"
 
 namespace graft::cli {
