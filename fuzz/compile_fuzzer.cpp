@@ -51,7 +51,8 @@ int64_t tensor_bytes(const Graph& graph, const runtime::CompileOptions& options)
     if (!n->type()) continue;
     std::optional<int64_t> count = graft::element_count(n->type()->shape);
     if (!count) return -1;
-    // Each type is within kMaxTensorBytes (2^48), so a sum of fewer than 2^14 cannot overflow.
+    // Stopping past kCompileBytes keeps the products and the sum far from overflowing.
+    if (*count > kCompileBytes) return *count;
     total += *count * static_cast<int64_t>(graft::dtype_size(n->type()->dtype));
     if (total > kCompileBytes) return total;
   }
