@@ -6,7 +6,8 @@
 #       targets: rules model_json safetensors rewrite npy compile (default: all)
 #   tools/fuzz.sh --smoke [TARGET...]
 #       the short run of tools/test.sh: each target for FUZZ_SMOKE_SECONDS (default 20) on a
-#       fresh corpus of its seeds only, as many at once as there are cores
+#       fresh corpus of its seeds only, as many at once as there are cores, with libFuzzer's
+#       -seed=1
 # Environment: FUZZ_PARALLEL=N runs N targets at once (default 1; --smoke: the cores);
 # FUZZ_ARGS adds libFuzzer flags. Corpora grow in build-fuzz/corpus/<target> (seeded by
 # fuzz/seed_corpus.py), findings land in build-fuzz/artifacts/<target>/, logs in
@@ -25,11 +26,15 @@ if [ "${1:-}" = "--smoke" ]; then
   seconds=${FUZZ_SMOKE_SECONDS:-20}
   parallel=${FUZZ_PARALLEL:-$(nproc)}
   out="$build/smoke"
+  # A fixed seed of libFuzzer's mutations: a test command should do the same thing each time
+  # (up to how many inputs its time allows).
+  flags=(-seed=1)
 else
   seconds=${1:-60}
   shift || true
   parallel=${FUZZ_PARALLEL:-1}
   out="$build"
+  flags=()
 fi
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all_targets[@]}")
@@ -83,8 +88,8 @@ run_target() {
   { time {
     # shellcheck disable=SC2086  # FUZZ_ARGS is a list of flags
     OMP_NUM_THREADS=1 "$build/bin/fuzz_$t" -max_total_time="$seconds" -rss_limit_mb=2048 \
-      -timeout=10 -print_final_stats=1 -artifact_prefix="$out/artifacts/$t/" ${FUZZ_ARGS:-} \
-      "$corpus/$t" >"$out/logs/$t.log" 2>&1 || rc=$?
+      -timeout=10 -print_final_stats=1 -artifact_prefix="$out/artifacts/$t/" "${flags[@]}" \
+      ${FUZZ_ARGS:-} "$corpus/$t" >"$out/logs/$t.log" 2>&1 || rc=$?
   }; } 2>"$out/logs/$t.cpu"
   echo "$rc" >"$out/logs/$t.rc"
 }
