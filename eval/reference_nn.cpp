@@ -332,8 +332,9 @@ bool softmax(const Call& call, Tensor& out) {
   auto dim = call.int_attr("dim");
   if (!dim || !x) return false;
   const auto rank = static_cast<int64_t>(x->shape().size());
-  const int64_t axis = *dim < 0 ? *dim + rank : *dim;
-  int64_t outer = 1, n = x->shape()[static_cast<size_t>(axis)], inner = 1;
+  // A 0-d tensor has one element along its one dim (-1 or 0), as in torch and the runtime.
+  const int64_t axis = *dim < 0 ? *dim + std::max<int64_t>(rank, 1) : *dim;
+  int64_t outer = 1, n = rank == 0 ? 1 : x->shape()[static_cast<size_t>(axis)], inner = 1;
   for (int64_t d = 0; d < axis; ++d) outer *= x->shape()[static_cast<size_t>(d)];
   for (int64_t d = axis + 1; d < rank; ++d) inner *= x->shape()[static_cast<size_t>(d)];
   const bool log = call.node.target() == "log_softmax";

@@ -23,18 +23,8 @@ using graft::DiagnosticEngine;
 using graft::Model;
 using graft::fuzz::fail;
 
-const std::string& weights_dir() {
-  static const std::string dir = [] {
-    const std::string& d = graft::fuzz::scratch_dir();
-    graft::fuzz::write_file(d + "/model.safetensors",
-                            graft::fuzz::read_source_file("examples/models/tiny_cnn/model.safetensors"));
-    return d;
-  }();
-  return dir;
-}
-
 void check_round_trip(const Model& model, const std::string& input) {
-  const std::string& dir = weights_dir();
+  const std::string& dir = graft::fuzz::example_weights_dir();
   std::string text = graft::model_to_json_text(model, "round_trip.safetensors");
   std::string weights = graft::model_weights_bytes(model);
   graft::fuzz::write_file(dir + "/round_trip.safetensors", weights);
@@ -53,7 +43,8 @@ void check_round_trip(const Model& model, const std::string& input) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
   DiagnosticEngine diags;
-  std::optional<Model> model = graft::load_model_from_string(text, "fuzz.json", weights_dir(), diags);
+  std::optional<Model> model =
+      graft::load_model_from_string(text, "fuzz.json", graft::fuzz::example_weights_dir(), diags);
   std::string rendered = diags.render();
   if (!model) {
     if (!diags.has_errors()) fail("model.json: rejected without an error", text);
