@@ -161,7 +161,11 @@ class Binder {
         if (solve(copy, join, result)) return true;
         if (!point.worth_another()) return false;
       }
-      fail([&] { return std::string("no user of '" + via->name() + "' matches pattern node " + where(q)); });
+      // Named, not the structured binding: clang before 16 cannot capture one in a lambda.
+      const Node* reached = via;
+      fail([&] {
+        return std::string("no user of '" + reached->name() + "' matches pattern node " + where(q));
+      });
       point.exhausted();
       return false;
     }
