@@ -13,7 +13,6 @@
 #include <utility>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "engine/io/safetensors_header.h"
 #include "engine/support/confined_path.h"
@@ -22,10 +21,7 @@
 namespace graft {
 namespace {
 
-using nlohmann::json;
-
 constexpr size_t kLengthBytes = 8;  // the u64 header length in front of the header
-constexpr const char* kMetadataKey = "__metadata__";
 
 std::string errno_text(int err) { return std::error_code(err, std::generic_category()).message(); }
 
