@@ -203,13 +203,14 @@ bool ModelSave::stage_weights(AtomicFileSet& files, std::string* error) {
 
 bool ModelSave::write(std::string* error) {
   AtomicFileSet files;
-  if (!stage_weights(files, error) ||
-      !files.stage(path_, model_to_json_text(model_, weights_name_), error)) {
+  if (!stage_weights(files, error) || !files.begin(path_, error)) return false;
+  // Recorded as soon as it exists, as the weights' temporary is: a kill leaves it listed.
+  if (!record(fs::path(files.last_temp()).filename().string(), error) ||
+      !files.write(model_to_json_text(model_, weights_name_), error) || !files.finish(error)) {
     return false;
   }
-  // Recorded before they appear under these names: a kill from here on leaves them listed.
+  // Recorded before it appears under this name: a kill from here on leaves it listed.
   if (!weights_name_.empty() && !record(weights_name_, error)) return false;
-  if (!record(fs::path(files.last_temp()).filename().string(), error)) return false;
   committed_ = files.commit(error);
   return committed_;
 }
