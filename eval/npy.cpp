@@ -7,10 +7,11 @@
 #include <cstring>
 #include <functional>
 #include <limits>
-#include <sstream>
 
 #include "engine/support/atomic_file.h"
 #include "engine/support/input_file.h"
+#include "engine/support/terminal_text.h"
+#include "eval/npy_header.h"
 
 namespace graft::eval {
 namespace {
@@ -23,48 +24,6 @@ constexpr uint64_t kMaxNpyHeaderBytes = 65535;
 bool fail(DiagnosticEngine& diags, const std::string& file, const std::string& message) {
   diags.error(DiagLocation::in_file(file), message);
   return false;
-}
-
-/// The value text after `'key':` in the header dict ("'<f4'", "False", "(2, 3)"), or "".
-std::string dict_value(const std::string& header, const std::string& key) {
-  size_t k = header.find("'" + key + "'");
-  if (k == std::string::npos) return "";
-  size_t colon = header.find(':', k);
-  if (colon == std::string::npos) return "";
-  size_t begin = header.find_first_not_of(" ", colon + 1);
-  if (begin == std::string::npos) return "";
-  char open = header[begin];
-  size_t end;
-  if (open == '(' || open == '\'') {
-    end = header.find(open == '(' ? ')' : '\'', begin + 1);
-    if (end == std::string::npos) return "";
-    ++end;
-  } else {
-    end = header.find_first_of(",}", begin);
-    if (end == std::string::npos) return "";
-  }
-  std::string value = header.substr(begin, end - begin);
-  while (!value.empty() && value.back() == ' ') value.pop_back();
-  return value;
-}
-
-std::optional<Shape> parse_shape(const std::string& text) {
-  if (text.size() < 2 || text.front() != '(' || text.back() != ')') return std::nullopt;
-  Shape shape;
-  std::stringstream in(text.substr(1, text.size() - 2));
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    size_t b = item.find_first_not_of(' ');
-    if (b == std::string::npos) continue;  // the trailing comma of "(3,)"
-    item = item.substr(b);
-    while (!item.empty() && item.back() == ' ') item.pop_back();
-    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos ||
-        item.size() > 15) {
-      return std::nullopt;
-    }
-    shape.push_back(std::stoll(item));
-  }
-  return shape;
 }
 
 /// The bytes of a .npy file, in memory or read from the file as needed: only the header is
@@ -130,25 +89,27 @@ std::optional<NpyHeader> read_header(const NpySource& source, const std::string&
   }
   NpyHeader out;
   out.data_start = header_start + header_len;
-  out.descr = dict_value(header, "descr");
-  std::string order = dict_value(header, "fortran_order");
-  std::optional<Shape> shape = parse_shape(dict_value(header, "shape"));
-  if (out.descr.empty() || order.empty() || !shape) {
-    fail(diags, name, "malformed .npy header " + header.substr(0, header.find_last_not_of(" \n") + 1) +
-                          " (expected 'descr', 'fortran_order' and 'shape')");
+  std::variant<NpyHeaderDict, std::string> dict = parse_npy_header_dict(header);
+  if (const auto* message = std::get_if<std::string>(&dict)) {
+    fail(diags, name, "malformed .npy header " +
+                          escape_for_terminal(header.substr(0, header.find_last_not_of(" \n") + 1)) +
+                          ": " + *message);
     return std::nullopt;
   }
-  out.shape = std::move(*shape);
-  if (order != "False") {
+  auto& fields = std::get<NpyHeaderDict>(dict);
+  out.descr = "'" + fields.descr + "'";
+  out.shape = std::move(fields.shape);
+  if (fields.fortran_order) {
     fail(diags, name, "Fortran-order arrays are not supported (save with numpy.ascontiguousarray)");
     return std::nullopt;
   }
-  if (out.descr == "'<f4'") {
+  if (fields.descr == "<f4") {
     out.item = 4;
-  } else if (out.descr == "'<f8'") {
+  } else if (fields.descr == "<f8") {
     out.item = 8;
   } else {
-    fail(diags, name, "unsupported dtype " + out.descr + " (expected '<f4' float32 or '<f8' float64)");
+    fail(diags, name, "unsupported dtype " + escape_for_terminal(out.descr) +
+                          " (expected '<f4' float32 or '<f8' float64)");
     return std::nullopt;
   }
   return out;

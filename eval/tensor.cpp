@@ -1,6 +1,7 @@
 // Host tensor helpers: allocation, random fill, comparison and summaries.
 #include "eval/tensor.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -31,6 +32,8 @@ std::shared_ptr<void> allocate(DType dtype, const Shape& shape) {
 }  // namespace
 
 int64_t Tensor::numel() const {
+  // A zero anywhere makes an empty tensor whose other dims may multiply past int64.
+  if (std::find(shape_.begin(), shape_.end(), 0) != shape_.end()) return 0;
   int64_t n = 1;
   for (Dim d : shape_) n *= d;
   return n;

@@ -111,3 +111,13 @@ TEST_CASE("a tensor whose byte count overflows is refused as too large, not wrap
                     "float64[4611686018427387904] would take more than 256 TiB, the limit for one "
                     "tensor");
 }
+
+TEST_CASE("an empty tensor whose other dims multiply past int64 has no elements",
+          "[runtime][allocation]") {
+  // fuzz_npy found this: [2^31, 2^31, 2^31, 0] allocates nothing, and its element count is 0
+  // whatever the other dims would multiply to.
+  const int64_t big = int64_t{1} << 31;
+  Tensor t = Tensor::zeros(graft::DType::kFloat32, {big, big, big, 0});
+  CHECK(t.numel() == 0);
+  CHECK(Tensor::zeros(graft::DType::kFloat32, {0, big, big, big}).numel() == 0);
+}

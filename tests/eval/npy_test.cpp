@@ -76,16 +76,60 @@ TEST_CASE("npy rejects malformed files with located messages", "[runtime][npy]")
                                     std::string(20, '\0'))) ==
         "x.npy: error: the file holds 20 bytes of data, but shape [2, 3] of '<f4' needs 24\n");
   CHECK(parse_error(npy_with_header("{'descr': '<f4', 'shape': (2, 3), }", "")) ==
-        "x.npy: error: malformed .npy header {'descr': '<f4', 'shape': (2, 3), } (expected "
-        "'descr', 'fortran_order' and 'shape')\n");
+        "x.npy: error: malformed .npy header {'descr': '<f4', 'shape': (2, 3), }: missing key "
+        "'fortran_order' (a .npy header has 'descr', 'fortran_order' and 'shape') at offset 36 of "
+        "the header\n");
   CHECK(parse_error(npy_with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }", "")) ==
         "x.npy: error: malformed .npy header {'descr': '<f4', 'fortran_order': False, 'shape': "
-        "(-1,), } (expected 'descr', 'fortran_order' and 'shape')\n");
+        "(-1,), }: expected a dimension (a non-negative integer), found '-' at offset 51 of the "
+        "header\n");
   std::string truncated = npy_bytes(Tensor::zeros(DType::kFloat32, {2})).substr(0, 30);
   CHECK(parse_error(truncated).find("truncated .npy header") != std::string::npos);
   std::string v9 = npy_bytes(Tensor::zeros(DType::kFloat32, {2}));
   v9[6] = 9;
   CHECK(parse_error(v9) == "x.npy: error: unsupported .npy version 9 (expected 1, 2 or 3)\n");
+}
+
+TEST_CASE("npy reads the header dict as numpy writes it, and nothing looser", "[runtime][npy]") {
+  // Keys in any order, double quotes, no trailing comma, scalar and 1-d shapes, tabs and
+  // newlines as padding: all are Python literals numpy's reader accepts.
+  for (const char* dict : {"{'shape': (2,), 'fortran_order': False, 'descr': '<f4'}",
+                           "{\"descr\": \"<f4\", \"fortran_order\": False, \"shape\": (2,)}",
+                           "{ 'descr' : '<f4' ,\t'fortran_order' : False , 'shape' : ( 2 , ) , }"}) {
+    DiagnosticEngine diags;
+    auto t = parse_npy(npy_with_header(dict, std::string(8, '\0')), "x.npy", diags);
+    INFO(dict << "\n" << diags.render());
+    REQUIRE(t.has_value());
+    CHECK(t->shape() == Shape{2});
+  }
+  // Each refusal names what is wrong and where (a byte offset into the dict).
+  const std::pair<const char*, const char*> refused[] = {
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (2, , 3), }",
+       "expected a dimension (a non-negative integer), found ',' at offset 54"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (2), }",
+       "a shape of one dimension is written '(n,)'; '(n)' is not a tuple at offset 50"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (02,), }",
+       "a dimension has no leading zeros at offset 51"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'shape': (3,), }",
+       "key 'shape' appears twice at offset 56"},
+      {"{'descr': '<f4', 'descr': '<f8', 'fortran_order': False, 'shape': (2,), }",
+       "key 'descr' appears twice at offset 17"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'extra': 1}",
+       "unexpected key 'extra' (a .npy header has 'descr', 'fortran_order' and 'shape') at offset 56"},
+      {"{'descr': '<f4', 'fortran_order': false, 'shape': (2,), }",
+       "expected True or False, found 'f' at offset 34"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), } x",
+       "text after the closing '}' at offset 58"},
+      {"{'descr': '<f4\\', 'fortran_order': False, 'shape': (2,), }",
+       "unsupported character in a string: '\\' at offset 14"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,)",
+       "expected '}', found the end of the header at offset 55"},
+  };
+  for (const auto& [dict, message] : refused) {
+    INFO(dict);
+    CHECK_THAT(parse_error(npy_with_header(dict, std::string(8, '\0'))),
+               Catch::Contains(std::string(": ") + message + " of the header\n"));
+  }
 }
 
 TEST_CASE("read_npy reports a missing file", "[runtime][npy]") {
