@@ -324,9 +324,29 @@ bool reference_op(const Node& node, const std::vector<RefOperand>& operands, Ten
   return it->second(ref::Call{node, operands, error}, out);
 }
 
+namespace {
+
+/// Multiplies each element of float32 `t` by 1 + e, |e| <= noise.relative, from a splitmix64
+/// stream seeded per node, so that a run is repeatable.
+void add_rounding_noise(Tensor& t, const RoundingNoise& noise, uint64_t node_id) {
+  if (t.dtype() != DType::kFloat32) return;
+  uint64_t state = noise.seed * 0x9E3779B97F4A7C15ull + node_id;
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    const double unit = static_cast<double>(z >> 11) * 0x1.0p-53 * 2 - 1;  // [-1, 1)
+    t.f32()[i] = static_cast<float>(t.f32()[i] * (1 + noise.relative * unit));
+  }
+}
+
+}  // namespace
+
 std::optional<std::vector<Tensor>> run_reference(const Graph& graph,
                                                  const std::vector<Tensor>& inputs,
-                                                 DiagnosticEngine& diags) {
+                                                 DiagnosticEngine& diags,
+                                                 const std::optional<RoundingNoise>& noise) {
   std::vector<Node*> placeholders = graph.placeholders();
   if (placeholders.size() != inputs.size()) {
     diags.error({}, "the model has " + std::to_string(placeholders.size()) + " inputs, " +
@@ -364,6 +384,7 @@ std::optional<std::vector<Tensor>> run_reference(const Graph& graph,
           diags.error({}, "node '" + n->name() + "' (" + n->target() + "): " + error);
           return std::nullopt;
         }
+        if (noise) add_rounding_noise(out, *noise, n->id());
         values[n->id()] = std::move(out);
         break;
       }

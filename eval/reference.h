@@ -29,10 +29,18 @@ bool has_reference(std::string_view op);
 bool reference_op(const Node& node, const std::vector<RefOperand>& operands, Tensor& out,
                   std::string* error);
 
+/// Perturbs every float32 result of an op by a relative amount of at most `relative`, drawn
+/// from `seed` (Monte Carlo arithmetic): how far the outputs then move shows how much the
+/// graph amplifies rounding, which tells an ill-conditioned graph from a wrong kernel.
+struct RoundingNoise {
+  double relative = 0;
+  uint64_t seed = 1;
+};
+
 /// Interprets `graph` with the reference kernels; the inputs' shapes bind the placeholders'.
 /// Returns nullopt after reporting to `diags` if shapes do not fit or an op is unsupported.
-[[nodiscard]] std::optional<std::vector<Tensor>> run_reference(const Graph& graph,
-                                                               const std::vector<Tensor>& inputs,
-                                                               DiagnosticEngine& diags);
+[[nodiscard]] std::optional<std::vector<Tensor>> run_reference(
+    const Graph& graph, const std::vector<Tensor>& inputs, DiagnosticEngine& diags,
+    const std::optional<RoundingNoise>& noise = std::nullopt);
 
 }  // namespace graft::eval

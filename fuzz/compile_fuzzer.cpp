@@ -14,7 +14,9 @@
 // plan is valid (check_memory_plan: no two live buffers share a byte); a graph whose tensors
 // take at most kRunBytes runs once on random inputs, and where the reference interpreter
 // (eval/reference.h) computes it too, the outputs agree within the tolerance of the
-// runtime's own tests (outputs the reference makes NaN aside). Graphs whose concrete tensors
+// runtime's own tests (outputs the reference makes NaN aside, and graphs so ill-conditioned
+// that the reference itself moves beyond the tolerance when rounding is perturbed by a few
+// ulps). Graphs whose concrete tensors
 // take more than kCompileBytes in all are skipped: they are valid input the runtime would
 // allocate, not a finding.
 #include <cmath>
@@ -67,6 +69,25 @@ bool has_nan(const eval::Tensor& t) {
   return false;
 }
 
+/// Whether the reference's outputs move beyond the comparison's tolerance when every op's
+/// result is perturbed by a relative 2^-20 (a few float32 ulps): then the graph amplifies
+/// rounding (a matmul of layer_norm outputs that cancels to noise, which the next layer_norm
+/// scales back to 1), and float32 kernels that round differently from the reference may
+/// disagree by more than any fixed tolerance.
+bool ill_conditioned(const Graph& graph, const std::vector<eval::Tensor>& inputs,
+                     const std::vector<eval::Tensor>& want) {
+  for (uint64_t seed = 1; seed <= 2; ++seed) {
+    DiagnosticEngine diags;
+    std::optional<std::vector<eval::Tensor>> moved =
+        eval::run_reference(graph, inputs, diags, eval::RoundingNoise{0x1.0p-20, seed});
+    if (!moved || moved->size() != want.size()) return false;
+    for (size_t i = 0; i < want.size(); ++i) {
+      if (!eval::allclose((*moved)[i], want[i], 1e-3, 1e-4)) return true;
+    }
+  }
+  return false;
+}
+
 /// Compares the executable's outputs with the reference interpreter's on the same inputs.
 void check_against_reference(const Graph& graph, const std::vector<eval::Tensor>& inputs,
                              const std::vector<eval::Tensor>& got, const std::string& what) {
@@ -78,7 +99,7 @@ void check_against_reference(const Graph& graph, const std::vector<eval::Tensor>
     // Where torch (and the reference) propagate a NaN, oneDNN's max, min and clip need not
     // (docs/runtime.md): an output that the reference makes NaN is not compared.
     if (has_nan((*want)[i])) continue;
-    if (!eval::allclose(got[i], (*want)[i], 1e-3, 1e-4)) {
+    if (!eval::allclose(got[i], (*want)[i], 1e-3, 1e-4) && !ill_conditioned(graph, inputs, *want)) {
       fail("compile: the executable computes something else than the reference",
            "output " + std::to_string(i) + ": got " + eval::tensor_summary(got[i]) +
                "\n  want " + eval::tensor_summary((*want)[i]) + "\n" + what);
