@@ -76,7 +76,7 @@ inline double apply(double v, [[maybe_unused]] const ElementParams& p) {
   if constexpr (kOp == kSoftplus) {
     return v * p.alpha > p.beta ? v : std::log1p(std::exp(v * p.alpha)) / p.alpha;
   }
-  if constexpr (kOp == kRelu) return v > 0 ? v : 0;
+  if constexpr (kOp == kRelu) return v < 0 ? 0 : v;  // NaN and -0.0 pass through, as in torch
   if constexpr (kOp == kRelu6) return std::min(std::max(v, 0.0), 6.0);
   if constexpr (kOp == kClamp) return std::min(std::max(v, p.alpha), p.beta);
   if constexpr (kOp == kLeakyRelu) return v > 0 ? v : v * p.alpha;

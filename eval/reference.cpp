@@ -3,6 +3,7 @@
 // Everything is a plain loop over row-major float32 data; clarity over speed.
 #include "eval/reference.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -326,8 +327,8 @@ bool reference_op(const Node& node, const std::vector<RefOperand>& operands, Ten
 
 namespace {
 
-/// Multiplies each element of float32 `t` by 1 + e, |e| <= noise.relative, from a splitmix64
-/// stream seeded per node, so that a run is repeatable.
+/// Adds e * max(|v|, 1) to each element v of float32 `t`, |e| <= noise.relative, from a
+/// splitmix64 stream seeded per node, so that a run is repeatable.
 void add_rounding_noise(Tensor& t, const RoundingNoise& noise, uint64_t node_id) {
   if (t.dtype() != DType::kFloat32) return;
   uint64_t state = noise.seed * 0x9E3779B97F4A7C15ull + node_id;
@@ -337,7 +338,8 @@ void add_rounding_noise(Tensor& t, const RoundingNoise& noise, uint64_t node_id)
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     z ^= z >> 31;
     const double unit = static_cast<double>(z >> 11) * 0x1.0p-53 * 2 - 1;  // [-1, 1)
-    t.f32()[i] = static_cast<float>(t.f32()[i] * (1 + noise.relative * unit));
+    const double v = t.f32()[i];
+    t.f32()[i] = static_cast<float>(v + noise.relative * unit * std::max(std::fabs(v), 1.0));
   }
 }
 

@@ -29,9 +29,11 @@ bool has_reference(std::string_view op);
 bool reference_op(const Node& node, const std::vector<RefOperand>& operands, Tensor& out,
                   std::string* error);
 
-/// Perturbs every float32 result of an op by a relative amount of at most `relative`, drawn
-/// from `seed` (Monte Carlo arithmetic): how far the outputs then move shows how much the
-/// graph amplifies rounding, which tells an ill-conditioned graph from a wrong kernel.
+/// Perturbs every float32 result v of an op by at most `relative` * max(|v|, 1), drawn from
+/// `seed` (Monte Carlo arithmetic): how far the outputs then move shows how much the graph
+/// amplifies rounding, which tells an ill-conditioned graph from a wrong kernel. Below 1 the
+/// perturbation is absolute, as a kernel's error is for a result that cancels to near 0
+/// (log_softmax over one element is 0 in torch, 1e-6 in oneDNN: a later log tells them apart).
 struct RoundingNoise {
   double relative = 0;
   uint64_t seed = 1;

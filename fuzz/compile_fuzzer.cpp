@@ -14,12 +14,13 @@
 // plan is valid (check_memory_plan: no two live buffers share a byte); a graph whose tensors
 // take at most kRunBytes runs once on random inputs, and where the reference interpreter
 // (eval/reference.h) computes it too, the outputs agree within the tolerance of the
-// runtime's own tests (outputs the reference makes NaN aside, and graphs so ill-conditioned
-// that the reference itself moves beyond the tolerance when rounding is perturbed by a few
-// ulps). Graphs whose concrete tensors
-// take more than kCompileBytes in all are skipped: they are valid input the runtime would
-// allocate, not a finding.
+// runtime's own tests. Values beyond 2^127 count as overflowed; not compared are outputs the
+// reference makes NaN and those of graphs so ill-conditioned that the reference itself moves
+// beyond the tolerance when rounding is perturbed by a few ulps. Graphs whose concrete
+// tensors take more than kCompileBytes in all are skipped: they are valid input the runtime
+// would allocate, not a finding.
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,31 @@ bool ill_conditioned(const Graph& graph, const std::vector<eval::Tensor>& inputs
   return false;
 }
 
+/// `t` with every value of magnitude 2^127 or more (half of float32's range) made an infinity
+/// of its sign: where a result overflows depends on the order of accumulation, so that one
+/// implementation's -inf is another's -3.4e38, and both have overflowed.
+eval::Tensor saturate_near_overflow(const eval::Tensor& t) {
+  eval::Tensor out = t.clone();
+  for (int64_t i = 0; i < out.numel(); ++i) {
+    float& v = out.f32()[i];
+    if (std::fabs(v) >= 0x1.0p127f) v = std::copysign(std::numeric_limits<float>::infinity(), v);
+  }
+  return out;
+}
+
+/// The first element where `got` and `want` are not close, as "element i: got x, want y".
+std::string first_difference(const eval::Tensor& got, const eval::Tensor& want) {
+  for (int64_t i = 0; i < got.numel() && i < want.numel(); ++i) {
+    const eval::Tensor a = eval::Tensor::from_floats({1}, {got.f32()[i]});
+    const eval::Tensor b = eval::Tensor::from_floats({1}, {want.f32()[i]});
+    if (!eval::allclose(a, b, 1e-3, 1e-4)) {
+      return "element " + std::to_string(i) + ": got " + std::to_string(got.f32()[i]) +
+             ", want " + std::to_string(want.f32()[i]);
+    }
+  }
+  return "shapes differ";
+}
+
 /// Compares the executable's outputs with the reference interpreter's on the same inputs.
 void check_against_reference(const Graph& graph, const std::vector<eval::Tensor>& inputs,
                              const std::vector<eval::Tensor>& got, const std::string& what) {
@@ -99,9 +125,12 @@ void check_against_reference(const Graph& graph, const std::vector<eval::Tensor>
     // Where torch (and the reference) propagate a NaN, oneDNN's max, min and clip need not
     // (docs/runtime.md): an output that the reference makes NaN is not compared.
     if (has_nan((*want)[i])) continue;
-    if (!eval::allclose(got[i], (*want)[i], 1e-3, 1e-4) && !ill_conditioned(graph, inputs, *want)) {
+    if (!eval::allclose(saturate_near_overflow(got[i]), saturate_near_overflow((*want)[i]), 1e-3,
+                        1e-4) &&
+        !ill_conditioned(graph, inputs, *want)) {
       fail("compile: the executable computes something else than the reference",
-           "output " + std::to_string(i) + ": got " + eval::tensor_summary(got[i]) +
+           "output " + std::to_string(i) + ", " + first_difference(got[i], (*want)[i]) +
+               "\n  got " + eval::tensor_summary(got[i]) +
                "\n  want " + eval::tensor_summary((*want)[i]) + "\n" + what);
     }
   }

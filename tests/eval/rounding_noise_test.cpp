@@ -24,6 +24,12 @@ constexpr const char* kModel = R"({"format": "graft.model", "version": 1, "nodes
   {"name": "ill", "op": "call_function", "target": "layer_norm", "args": [{"node": "mm"}, [2]]},
   {"name": "output", "op": "output", "target": "output", "args": [[{"node": "well"}, {"node": "ill"}]]}]})";
 
+/// log_softmax over one element: exactly 0 in torch and the reference, about 1e-6 in oneDNN.
+constexpr const char* kZeroModel = R"({"format": "graft.model", "version": 1, "nodes": [
+  {"name": "x", "op": "placeholder", "target": "x", "meta": {"shape": [1], "dtype": "float32"}},
+  {"name": "ls", "op": "call_function", "target": "log_softmax", "args": [{"node": "x"}, 0]},
+  {"name": "output", "op": "output", "target": "output", "args": [[{"node": "ls"}]]}]})";
+
 double max_relative_change(const eval::Tensor& a, const eval::Tensor& b) {
   double worst = 0, scale = 0;
   for (int64_t i = 0; i < a.numel(); ++i) {
@@ -41,7 +47,7 @@ TEST_CASE("rounding noise moves a well-conditioned output by the noise, an ill-c
   std::optional<Model> model = load_model_from_string(kModel, "noise.json", ".", diags);
   INFO(diags.render());
   REQUIRE(model);
-  eval::Tensor x = eval::Tensor::from_floats({2, 2}, {0.9f, 0.1f, 0.4f, -0.3f});
+  eval::Tensor x = eval::Tensor::from_floats({2, 2}, {1.8f, 0.2f, 0.8f, -0.6f});
   auto exact = eval::run_reference(*model->graph, {x}, diags);
   auto noisy = eval::run_reference(*model->graph, {x}, diags, eval::RoundingNoise{0x1.0p-20, 7});
   auto again = eval::run_reference(*model->graph, {x}, diags, eval::RoundingNoise{0x1.0p-20, 7});
@@ -53,4 +59,20 @@ TEST_CASE("rounding noise moves a well-conditioned output by the noise, an ill-c
   CHECK(well <= 0x1.0p-20 * 1.01);
   CHECK(max_relative_change((*noisy)[1], (*exact)[1]) > 1e-2);
   CHECK(max_relative_change((*again)[1], (*noisy)[1]) == 0);
+}
+
+TEST_CASE("rounding noise moves a result that cancels to 0, by an absolute amount",
+          "[runtime][reference]") {
+  DiagnosticEngine diags;
+  std::optional<Model> model = load_model_from_string(kZeroModel, "zero.json", ".", diags);
+  INFO(diags.render());
+  REQUIRE(model);
+  eval::Tensor x = eval::Tensor::from_floats({1}, {0.5f});
+  auto exact = eval::run_reference(*model->graph, {x}, diags);
+  auto noisy = eval::run_reference(*model->graph, {x}, diags, eval::RoundingNoise{0x1.0p-20, 3});
+  REQUIRE(exact);
+  REQUIRE(noisy);
+  CHECK((*exact)[0].f32()[0] == 0.0f);
+  CHECK((*noisy)[0].f32()[0] != 0.0f);
+  CHECK(std::fabs((*noisy)[0].f32()[0]) <= 0x1.0p-20);
 }
