@@ -143,6 +143,7 @@ struct ReplValue {
     kCoalesce,  // `a ?? b`: items[0] unless it is None, else items[1]
     kSymbol,    // an int attribute: the dim that `where` bound to dim symbol `index` (`D`)
     kDimList,   // an int-list attribute of kScalar ints and kSymbol dims (`[D]`, `[1, D]`)
+    kOpName,    // a str attribute: the name of the op PatNode `index` matched (`op_name(act)`)
   };
   Kind kind = Kind::kNone;
   ValueRef value;
@@ -157,7 +158,8 @@ struct ReplOp {
   const OpSchema* schema = nullptr;
   /// One per flattened schema operand (variadic items last); omitted optionals are kNone.
   std::vector<ReplValue> operands;
-  /// Per schema attribute: kLiteral / kAttrVar, or kNone to take the schema default.
+  /// Per schema attribute: kLiteral / kAttrVar / kSymbol / kDimList / kOpName, or kNone to
+  /// take the schema default.
   std::vector<ReplValue> attrs;
   bool must_fold = false;  // written inside fold(...): must become a constant
   std::string name;        // the replacement's name for it, or ""

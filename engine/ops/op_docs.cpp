@@ -47,6 +47,10 @@ std::string render_ops_markdown(const OpRegistry& registry) {
                            : " when " + op.attrs[static_cast<size_t>(op.commutes_if_attr)].name +
                                  "=" + attr_to_string(op.commutes_if_value)));
     }
+    for (const AttrSpec& attr : op.attrs) {
+      if (attr.choices.empty()) continue;
+      facts.push_back("`" + attr.name + "` is one of " + join(attr.choices, "`"));
+    }
     if (!facts.empty()) out += "\n" + join(facts, "", "; ") + ".\n";
   }
   return out;

@@ -34,6 +34,16 @@ OpRegistry::OpRegistry() {
       schema->commutes_if_value = def.commutes_if_value;
     }
     schema->aliases = std::move(def.aliases);
+    for (StrChoices& c : def.choices) {
+      int a = schema->attr_index(c.attr);
+      GRAFT_CHECK(a >= 0 && schema->attrs[a].type == AttrType::kString)
+          << "op table: " << schema->name << " has no str attribute " << c.attr;
+      AttrSpec& spec = schema->attrs[a];
+      spec.choices = std::move(c.values);
+      std::string err;
+      GRAFT_CHECK(!spec.has_default || coerce_attr(spec, spec.default_value, &err))
+          << "op table: " << schema->name << "'s default " << c.attr << ": " << err;
+    }
     GRAFT_CHECK(seen.insert(schema->name).second) << "op table: duplicate op " << schema->name;
     for (const std::string& alias : schema->aliases) {
       GRAFT_CHECK(seen.insert(alias).second) << "op table: duplicate alias " << alias;

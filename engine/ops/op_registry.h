@@ -38,6 +38,12 @@ class OpRegistry {
   std::map<std::string, OpId, std::less<>> by_name_;  // names and aliases
 };
 
+/// The values one `str` attribute of an op accepts (AttrSpec::choices).
+struct StrChoices {
+  const char* attr;
+  std::vector<std::string> values;
+};
+
 /// Adds one op to the table under construction; used only by op_table.cpp.
 struct OpDef {
   const char* signature;
@@ -50,6 +56,9 @@ struct OpDef {
   /// (`{"alpha", 1}` for add); empty when they always do.
   std::string commutes_if_attr = {};
   AttrValue commutes_if_value = {};
+  /// The values of `str` attributes that accept only some (set after the row, as fused_op_defs
+  /// does, so that rows need not spell the fields before it).
+  std::vector<StrChoices> choices = {};
 };
 /// The rows of the op table: the torch ops (op_table.cpp) and the fused ops that rules
 /// produce for the runtime (op_table_fused.cpp).

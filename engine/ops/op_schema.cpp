@@ -1,10 +1,12 @@
 // Signature parsing ("conv2d(Tensor input, int[2] stride=1, …)") and attribute coercion.
 #include "engine/ops/op_schema.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 
 #include "engine/support/check.h"
+#include "engine/support/edit_distance.h"
 
 namespace graft {
 namespace {
@@ -85,6 +87,12 @@ std::optional<AttrType> parse_attr_type(std::string type, int* fixed_length) {
 }
 
 }  // namespace
+
+std::string quoted_list(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "'" : ", '") + item + "'";
+  return out;
+}
 
 std::optional<OpSchema> parse_op_signature(const std::string& signature, std::string* error) {
   size_t open = signature.find('(');
@@ -187,9 +195,17 @@ std::optional<AttrValue> coerce_attr(const AttrSpec& spec, AttrValue value,
         return value;
       }
       return fail();
-    case AttrType::kString:
-      if (std::holds_alternative<std::string>(value)) return value;
-      return fail();
+    case AttrType::kString: {
+      const auto* str = std::get_if<std::string>(&value);
+      if (str == nullptr) return fail();
+      if (spec.choices.empty() ||
+          std::find(spec.choices.begin(), spec.choices.end(), *str) != spec.choices.end()) {
+        return value;
+      }
+      *error = "expected one of " + quoted_list(spec.choices) + ", got str " +
+               attr_to_string(value) + did_you_mean(*str, spec.choices);
+      return std::nullopt;
+    }
     case AttrType::kInts: {
       std::vector<int64_t> list;
       if (const auto* i = std::get_if<int64_t>(&value)) {

@@ -31,6 +31,9 @@ struct AttrSpec {
   int fixed_length = 0;       // `int[2]`: a scalar is broadcast to this length; 0 = any length
   bool has_default = false;
   AttrValue default_value;
+  /// The values a `str` attribute accepts, as an enum would (conv2d_post's activation names);
+  /// empty: any string.
+  std::vector<std::string> choices;
 };
 
 /// One parameter of the Python-style signature, in declaration order; operands and attributes
@@ -105,7 +108,11 @@ std::optional<OpSchema> parse_op_signature(const std::string& signature, std::st
 
 /// Checks `value` against `spec`, converting where torch would (an int where a float is
 /// expected; a scalar where `int[2]` is expected is broadcast). Returns nullopt and sets
-/// `error` ("expected int[2], got str") otherwise.
+/// `error` ("expected int[2], got str", "expected one of 'none', 'relu', got str 'rleu' (did
+/// you mean 'relu'?)") otherwise.
 std::optional<AttrValue> coerce_attr(const AttrSpec& spec, AttrValue value, std::string* error);
+
+/// "'none', 'relu', 'relu6'": `items` quoted and joined, for messages that list choices.
+std::string quoted_list(const std::vector<std::string>& items);
 
 }  // namespace graft

@@ -10,8 +10,9 @@
 //   y = post_activation(y)                         (ResNet's relu after the add)
 // Activation parameters: leaky_relu's slope is `alpha`; hardtanh/clamp clip to [alpha, beta];
 // elu's alpha is `alpha`; the others take none.
-#include <algorithm>
+#include <iterator>
 #include <string>
+#include <vector>
 
 #include "engine/ops/op_registry.h"
 #include "engine/ops/shape_fns.h"
@@ -19,29 +20,16 @@
 namespace graft {
 namespace {
 
-// Kept in sync with runtime/kernels/activation.cpp (runtime_test checks every name runs).
+// The activation and post_activation names (AttrSpec::choices: loading, rules and the rewriter
+// reject others). Kept in sync with runtime/kernels/activation.cpp (runtime_test checks every
+// name runs).
 const char* const kActivations[] = {"none", "relu", "leaky_relu", "relu6", "hardtanh", "clamp",
                                     "elu", "hardswish", "hardsigmoid", "silu", "sigmoid", "tanh",
                                     "gelu", "gelu_tanh"};
 
-bool check_activation(const InferInputs& in, const std::string& attr, std::string* error) {
-  const auto& name = std::get<std::string>(in.attr(attr));
-  if (std::find(std::begin(kActivations), std::end(kActivations), name) != std::end(kActivations)) {
-    return true;
-  }
-  std::string known;
-  for (const char* a : kActivations) known += (known.empty() ? "'" : ", '") + std::string(a) + "'";
-  *error = "unknown " + attr + " '" + name + "' (expected one of " + known + ")";
-  return false;
-}
-
-/// Checks the activations and that the residual has the result's shape (oneDNN's sum post-op
-/// adds elementwise without broadcasting).
+/// Checks that the residual has the result's shape (oneDNN's sum post-op adds elementwise
+/// without broadcasting).
 std::optional<TensorType> finish_post(const InferInputs& in, TensorType out, std::string* error) {
-  if (!check_activation(in, "activation", error) ||
-      !check_activation(in, "post_activation", error)) {
-    return std::nullopt;
-  }
   const TensorType* residual = in.type(3);
   if (residual && residual->shape != out.shape) {
     *error = "residual has shape " + shape_to_string(residual->shape) + ", expected " +
@@ -80,7 +68,7 @@ std::optional<TensorType> linear_post_shape(const InferInputs& in, std::string* 
 }  // namespace
 
 std::vector<OpDef> fused_op_defs() {
-  return {
+  std::vector<OpDef> defs = {
       // ** fused convolution and linear (oneDNN post-ops) **
       {"conv2d_post(Tensor input, Tensor weight, Tensor? bias=None, Tensor? residual=None, "
        "int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1, "
@@ -94,6 +82,11 @@ std::vector<OpDef> fused_op_defs() {
        {"fused"}, linear_post_shape,
        "post_activation(activation(linear(input, weight, bias)) + residual), one primitive"},
   };
+  const std::vector<std::string> activations(std::begin(kActivations), std::end(kActivations));
+  for (OpDef& def : defs) {
+    def.choices = {{"activation", activations}, {"post_activation", activations}};
+  }
+  return defs;
 }
 
 }  // namespace graft

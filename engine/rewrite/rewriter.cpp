@@ -123,8 +123,8 @@ class Driver {
     TypeMemo type{/*attrs_interned=*/true};  // its ops read graph-interned lists (attrs_of)
     Graph::FreshNameMemo name;
     // The op's attributes at the last match, as the graph's list, and the `$` variables' values
-    // they were made from (none for literal ones); see attrs_of. Unused (null) for an op whose
-    // attributes read dims bound by `where`.
+    // and matched op names they were made from (none for literal ones); see attrs_of. Unused (null)
+    // for an op whose attributes read dims bound by `where`.
     const AttrList* attrs = nullptr;
     AttrList attrs_from;
     std::unique_ptr<PreparedFold> prepared;  // for the operands `type` remembers, or none
@@ -624,7 +624,8 @@ class Driver {
       }
       case ReplValue::Kind::kLiteral:
       case ReplValue::Kind::kSymbol:
-      case ReplValue::Kind::kDimList: return Input::none();  // attributes only (sema)
+      case ReplValue::Kind::kDimList:
+      case ReplValue::Kind::kOpName: return Input::none();  // attributes only (sema)
       case ReplValue::Kind::kCoalesce: {
         Input first = resolve(m, v.items[0], results);
         return first.is_none() ? resolve(m, v.items[1], results) : first;
@@ -633,7 +634,8 @@ class Driver {
     return Input::none();
   }
 
-  /// A replacement attribute's value: a literal, a `$` variable's, or dims bound by `where`.
+  /// A replacement attribute's value: a literal, a `$` variable's, dims bound by `where`, or the
+  /// name of a matched op.
   static AttrValue attr_value(const Match& m, const ReplValue& v) {
     switch (v.kind) {
       case ReplValue::Kind::kLiteral: return v.literal;
@@ -648,16 +650,17 @@ class Driver {
         return AttrValue{std::move(dims)};
       }
       case ReplValue::Kind::kAttrVar: return m.attr_vars[v.index];
+      case ReplValue::Kind::kOpName: return AttrValue{m.nodes[v.index]->target()};
       default: GRAFT_UNREACHABLE();  // lowering gives attributes no other kind
     }
   }
 
-  /// True if replacement op `op`'s attributes depend on the match only through `$` variables:
-  /// literals, defaults and variables, no dims bound by `where`.
+  /// True if replacement op `op`'s attributes depend on the match only through `$` variables
+  /// and matched ops' names: literals, defaults, variables and names, no dims bound by `where`.
   static bool attrs_from_vars(const ReplOp& op) {
     return std::all_of(op.attrs.begin(), op.attrs.end(), [](const ReplValue& v) {
       return v.kind == ReplValue::Kind::kNone || v.kind == ReplValue::Kind::kLiteral ||
-             v.kind == ReplValue::Kind::kAttrVar;
+             v.kind == ReplValue::Kind::kAttrVar || v.kind == ReplValue::Kind::kOpName;
     });
   }
 
@@ -692,17 +695,24 @@ class Driver {
       memo.attrs = interned;
       memo.attrs_from.clear();
       for (const ReplValue& v : op.attrs) {
-        if (v.kind == ReplValue::Kind::kAttrVar) memo.attrs_from.push_back(m.attr_vars[v.index]);
+        if (v.kind == ReplValue::Kind::kAttrVar || v.kind == ReplValue::Kind::kOpName) {
+          memo.attrs_from.push_back(attr_value(m, v));
+        }
       }
     }
     return interned;
   }
 
-  /// True if the `$` variables op `op`'s attributes read have, in `m`, the values in `from`
-  /// (bit for bit: attrs_identical).
+  /// True if the `$` variables and matched op names op `op`'s attributes read have, in `m`, the
+  /// values in `from` (bit for bit: attrs_identical).
   static bool same_attr_vars(const Match& m, const ReplOp& op, const AttrList& from) {
     size_t k = 0;
     for (const ReplValue& v : op.attrs) {
+      if (v.kind == ReplValue::Kind::kOpName) {
+        const auto* name = k < from.size() ? std::get_if<std::string>(&from[k++]) : nullptr;
+        if (name == nullptr || *name != m.nodes[v.index]->target()) return false;
+        continue;
+      }
       if (v.kind != ReplValue::Kind::kAttrVar) continue;
       if (k == from.size() || !attrs_identical_one(m.attr_vars[v.index], from[k++])) return false;
     }

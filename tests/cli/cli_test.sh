@@ -92,6 +92,13 @@ case "$case_name" in
     a=$("$rewrite" run "$example" --batch 2 --seed 5)
     b=$("$rewrite" run "$tmp/f.json" --batch 2 --seed 5)
     [ "$a" = "$b" ] || fail "outputs differ after folding: $a vs $b"
+    # op_name: one rule fuses each activation into its conv, named after the op that matched.
+    expect 0 "conv_activation                       3        3        3" -- \
+      "$rewrite" --rules "$src/rules/std.rules" "$example" -o "$tmp/s.json" --stats
+    expect 0 "{padding: [1, 1], activation: 'relu'}" -- "$rewrite" print "$tmp/s.json"
+    expect 0 "activation is one of 'none', 'relu', " -- "$rewrite" ops -v
+    printf 'rule r { pattern(x, w) { y = linear(x, w); a = relu(y); return a }\n  replacement { return linear_post(x, w, activation=op_name(a)) } }\n' > "$tmp/one_op.rules"
+    expect 1 "one_op.rules:2:61: error: 'a' always matches 'relu'" -- "$rewrite" check "$tmp/one_op.rules"
     printf 'rule r { pattern(x) { return rellu(x) } replacement { return x } }\n' > "$tmp/bad.rules"
     expect 1 "bad.rules:1:30: error: unknown op 'rellu'" -- "$rewrite" --rules "$tmp/bad.rules" "$example" -o "$tmp/i.json"
     [ ! -e "$tmp/i.json" ] || fail "rejected rules still wrote a model"

@@ -361,6 +361,18 @@ TEST_CASE("a wrong attribute type is rejected", "[engine][model_json][bad]") {
                                 "expected int, got str '1'"));
 }
 
+TEST_CASE("a str attribute outside its op's choices is rejected at its key",
+          "[engine][model_json][bad]") {
+  std::string d = rejected(model_text(
+      kInput + "," +
+      R"({"name": "w", "op": "placeholder", "target": "w", "meta": {"shape": [4, 8], "dtype": "float32"}},)" +
+      R"({"name": "l", "op": "call_function", "target": "linear_post", "args": [{"node": "x"}, {"node": "w"}], "kwargs": {"activation": "rellu"}},)" +
+      kOutputX));
+  CHECK_THAT(d, Catch::Contains("/nodes/2/kwargs/activation: error: linear_post(): bad value for "
+                                "'activation': expected one of 'none', 'relu', "));
+  CHECK_THAT(d, Catch::Contains("got str 'rellu' (did you mean 'relu'?)"));
+}
+
 TEST_CASE("a missing or misplaced output node is rejected", "[engine][model_json][bad]") {
   CHECK_THAT(rejected(model_text(kInput)),
              Catch::Contains("/nodes: error: the graph has no output node"));

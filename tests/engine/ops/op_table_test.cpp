@@ -222,6 +222,28 @@ TEST_CASE("signatures follow torch's parameter names and defaults", "[engine][op
   CHECK(default_of("div", "rounding_mode") == "None");
 }
 
+TEST_CASE("the fused ops accept only the activation names the runtime knows",
+          "[engine][op_table]") {
+  for (const char* op : {"conv2d_post", "linear_post"}) {
+    const OpSchema* schema = OpRegistry::get().find(op);
+    REQUIRE(schema != nullptr);
+    for (const char* attr : {"activation", "post_activation"}) {
+      INFO(op << "." << attr);
+      const AttrSpec& spec = schema->attrs[static_cast<size_t>(schema->attr_index(attr))];
+      CHECK(spec.choices.size() == 14);
+      std::string error;
+      CHECK(coerce_attr(spec, std::string("gelu_tanh"), &error).has_value());
+      CHECK(coerce_attr(spec, std::string("none"), &error).has_value());
+      CHECK_FALSE(coerce_attr(spec, std::string("rellu"), &error).has_value());
+      CHECK(error.rfind("expected one of 'none', 'relu', ", 0) == 0);
+      CHECK(error.find(", got str 'rellu' (did you mean 'relu'?)") != std::string::npos);
+    }
+  }
+  // Other str attributes take any string: the shape function judges gelu's approximate.
+  const OpSchema* gelu = OpRegistry::get().find("gelu");
+  CHECK(gelu->attrs[static_cast<size_t>(gelu->attr_index("approximate"))].choices.empty());
+}
+
 TEST_CASE("docs/ops.md is generated from the registry and up to date", "[engine][op_table]") {
   std::string path = graft::testing::source_path("docs/ops.md");
   std::string expected = render_ops_markdown(OpRegistry::get());

@@ -282,6 +282,37 @@ rule add_to_sub {
   CHECK(got == alpha_texts);
 }
 
+TEST_CASE("matched op names reach each replacement along runs of equal and differing ops",
+          "[rewrite][driver]") {
+  // op_name(a) is read from the matched node: the driver's reuse of a replacement op's last
+  // attribute list (Driver::attrs_of) must see the name change as it sees a `$` variable's.
+  RuleSet rules = rules_from_text(R"(
+rule linear_act {
+  pattern(x, w) { y = linear(x, w); a = (relu | tanh | silu)(y); return a }
+  replacement { return linear_post(x, w, activation=op_name(a)) }
+}
+)");
+  const std::vector<std::string> acts = {"relu", "relu", "tanh", "relu", "silu", "silu"};
+  std::vector<std::string> nodes = {input("x"), input("w", "[4, 3]")};
+  std::vector<std::string> outputs;
+  for (size_t i = 0; i < acts.size(); ++i) {
+    const std::string lin = "l" + std::to_string(i);  // const: not std::ref
+    nodes.push_back(call(lin, "linear", ref("x") + ", " + ref("w")));
+    nodes.push_back(call("a" + std::to_string(i), acts[i], ref(lin)));
+    outputs.push_back("a" + std::to_string(i));
+  }
+  nodes.push_back(output(outputs));
+  Model m = model_from_nodes(join(nodes));
+  Rewritten r = rewrite(*m.graph, rules);
+  INFO(r.diagnostics);
+  REQUIRE(r.result.ok);
+  std::vector<std::string> got;
+  for (Node* n : m.graph->nodes()) {
+    if (n->is_op("linear_post")) got.push_back(std::get<std::string>(n->attr("activation")));
+  }
+  CHECK(got == acts);
+}
+
 TEST_CASE("a fixpoint relabels small and large regions alike", "[rewrite][driver]") {
   // A long relu chain collapses over several iterations with relabelled regions of every
   // size, from most of the graph to a few nodes beside 3000 unrelated ones (the matcher once
