@@ -49,9 +49,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "engine/model_json.h"
+#include "engine/io/model_json.h"
 #include "engine/support/allocator.h"
-#include "runtime/concretize.h"
+#include "eval/concretize.h"
 #include "runtime/dnnl_util.h"
 #include "runtime/executable.h"
 #include "runtime/kernels/activation.h"
@@ -256,14 +256,14 @@ int run(const Flags& flags) {
   options.shapes.symbols["N"] = flags.batch;
   std::unique_ptr<runtime::Executable> exe = runtime::compile(*model->graph, options, diags);
   std::unique_ptr<Graph> typed =
-      exe ? runtime::concretize_graph(*model->graph, options.shapes, flags.model, diags) : nullptr;
+      exe ? eval::concretize_graph(*model->graph, options.shapes, flags.model, diags) : nullptr;
   if (!exe || !typed) {
     diags.render(std::cerr);
     return 1;
   }
-  std::vector<runtime::Tensor> inputs, outputs;
-  for (const runtime::TensorInfo& i : exe->inputs()) inputs.push_back(runtime::Tensor::random(i.shape, 1));
-  for (const runtime::TensorInfo& o : exe->outputs()) outputs.push_back(runtime::Tensor::zeros(o.dtype, o.shape));
+  std::vector<eval::Tensor> inputs, outputs;
+  for (const runtime::TensorInfo& i : exe->inputs()) inputs.push_back(eval::Tensor::random(i.shape, 1));
+  for (const runtime::TensorInfo& o : exe->outputs()) outputs.push_back(eval::Tensor::zeros(o.dtype, o.shape));
 
   // The standalone convolutions, built before anything is timed.
   std::vector<ConvRow> rows;

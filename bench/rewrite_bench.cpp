@@ -43,13 +43,13 @@
 
 #include "dsl/load.h"
 #include "dsl/lower.h"
-#include "engine/graph.h"
-#include "engine/op_registry.h"
-#include "engine/rewriter.h"
-#include "engine/shape_infer.h"
+#include "engine/ir/graph.h"
+#include "engine/ir/verifier.h"
+#include "engine/ops/op_registry.h"
+#include "engine/ops/shape_infer.h"
+#include "engine/rewrite/rewriter.h"
 #include "engine/support/allocator.h"
-#include "engine/verifier.h"
-#include "runtime/constant_folder.h"
+#include "eval/constant_folder.h"
 
 #ifndef GRAFT_SOURCE_DIR
 #define GRAFT_SOURCE_DIR "."
@@ -318,7 +318,7 @@ class TimedPreparedFold final : public PreparedFold {
 RewriteOptions rewrite_options(const std::string& mode, double* fold_seconds) {
   RewriteOptions options;
   if (mode != "fold") return options;
-  ConstantFolder folder = runtime::reference_constant_folder();
+  ConstantFolder folder = eval::reference_constant_folder();
   if (fold_seconds == nullptr) {
     options.fold = folder;
     return options;

@@ -41,7 +41,7 @@ enum class NodeKind : uint8_t {
   kRange,      // 1..4
   kEllipsis,   // ... (in a shape)
   kTolerance,  // 0.5 ~ 1e-3
-  kCall,       // conv2d(x, w, stride=$s), (relu | relu6)(x), ordered add(a, b)
+  kCall,       // conv2d(x, w, stride=$s), (relu | relu6)(x), ordered add(a, b), op_name(act)
   kBinary,     // a + b, a - b, a * b, a / b, a ?? b
   kUnary,      // -a
   // Parts.
@@ -201,6 +201,7 @@ struct CallExpr : Expr {
   // ** filled in by sema ** One entry per op the callee stands for.
   std::span<const BoundCall> bound;
   bool is_fold = false;  // the replacement's `fold(expr)`
+  bool is_op_name = false;  // `op_name(value)`: a replacement's str attribute (sema_op_name.cpp)
 };
 
 enum class BinaryOp : uint8_t { kAdd, kSub, kMul, kDiv, kCoalesce };

@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "dsl/ast.h"
-#include "engine/attr.h"
+#include "engine/ir/attr.h"
 
 namespace graft::dsl {
 

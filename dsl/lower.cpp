@@ -1,4 +1,4 @@
-// Lowering of checked rules to the engine IR (engine/pattern.h). One RuleLowering translates
+// Lowering of checked rules to the engine IR (engine/match/pattern.h). One RuleLowering translates
 // one rule in three passes, each over the AST that sema has annotated:
 //   pattern      statements, then return values, become PatNodes in topological order: a
 //                call's arguments are lowered (once, shared by every alternative) before the
@@ -19,7 +19,7 @@
 #include <string_view>
 
 #include "dsl/literal.h"
-#include "engine/dtype.h"
+#include "engine/ir/dtype.h"
 
 namespace graft::dsl {
 namespace {
@@ -803,12 +803,26 @@ class RuleLowering {
     return v;
   }
 
-  /// A replacement attribute: a `$` variable or a literal coerced to the attribute's type.
+  /// A replacement attribute: a `$` variable, dims, a matched op's name, or a literal coerced
+  /// to the attribute's type.
   ReplValue repl_attr(const ast::Arg& arg, const OpSchema& schema, const AttrSpec& spec) {
     ReplValue v;
     if (const auto* var = ast::dyn_cast<ast::AttrVarExpr>(arg.value)) {
       v.kind = ReplValue::Kind::kAttrVar;
       v.index = attr_var(var->name);
+      return v;
+    }
+    if (const auto* call = ast::dyn_cast<ast::CallExpr>(arg.value); call && call->is_op_name) {
+      // Sema has checked the argument names a pattern statement matched by alternatives.
+      const auto* name =
+          call->args.size() == 1 ? ast::dyn_cast<ast::NameExpr>(call->args[0]->value) : nullptr;
+      auto node = name != nullptr ? nodes_.find(name->decl) : nodes_.end();
+      if (node == nodes_.end()) {
+        unsupported(call->range, "this 'op_name' argument");
+        return v;
+      }
+      v.kind = ReplValue::Kind::kOpName;
+      v.index = node->second;
       return v;
     }
     if (std::optional<ReplValue> dims = dim_symbol_attr(*arg.value)) return *dims;

@@ -1,5 +1,5 @@
-// Lowering: the checked AST of a RuleFileSet -> the engine's rule IR (engine/pattern.h), which
-// the matcher and the rewrite driver run. Sema has already resolved ops, bound arguments and
+// Lowering: the checked AST of a RuleFileSet -> the engine's rule IR (engine/match/pattern.h),
+// which the matcher and the rewrite driver run. Sema has already resolved ops, bound arguments and
 // names, so lowering is mostly a translation; it reports (at the construct's source range) only
 // what the language accepts but the engine cannot run, such as a multi-output pattern whose
 // outputs share no input.
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "dsl/rule_file_set.h"
-#include "engine/pattern.h"
+#include "engine/match/pattern.h"
 #include "engine/support/diagnostics.h"
 #include "engine/support/source_manager.h"
 

@@ -281,6 +281,14 @@ void Sema::check_attr_arg(const Arg* arg, const OpSchema& s, const AttrSpec& spe
     case NodeKind::kAttrVar:
       check_attr_var(static_cast<const AttrVarExpr*>(v), spec, desc, env);
       return;
+    case NodeKind::kCall:
+      if (!is_op_name_call(v, registry_)) break;
+      if (env.mode == Mode::kReplacement) {
+        check_op_name_attr(static_cast<CallExpr*>(arg->value), s, spec, env);
+      } else {
+        reject_op_name(static_cast<CallExpr*>(arg->value));
+      }
+      return;
     case NodeKind::kTolerance:
       if (env.mode != Mode::kPattern) {
         error(v->range, "a tolerance '~' is only allowed in a pattern");
@@ -297,10 +305,13 @@ void Sema::check_attr_arg(const Arg* arg, const OpSchema& s, const AttrSpec& spe
   if (env.mode == Mode::kReplacement && check_dim_symbol_attr(v, spec, desc, env)) return;
   std::optional<AttrValue> value = literal_value(v);
   if (!value) {
-    error(v->range, desc + " is an attribute: expected a literal" +
-                        (env.mode == Mode::kPattern       ? ", a '$' variable or '_'"
-                         : env.mode == Mode::kReplacement ? " or a '$' variable"
-                                                          : ""));
+    error(v->range,
+          desc + " is an attribute: expected a literal" +
+              (env.mode == Mode::kPattern ? ", a '$' variable or '_'"
+               : env.mode == Mode::kReplacement
+                   ? (spec.type == AttrType::kString ? ", a '$' variable or 'op_name(...)'"
+                                                     : " or a '$' variable")
+                   : ""));
     return;
   }
   if (!coerce_attr(spec, *value, &err)) error(v->range, "bad value for " + desc + ": " + err);

@@ -368,12 +368,18 @@ ValueResult Sema::check_call(CallExpr* call, Env& env) {
   if (call->ops.size() == 1 && call->ops[0]->text == "fold" && registry_.find("fold") == nullptr) {
     return check_fold(call, env);
   }
+  if (is_op_name_call(call, registry_)) {
+    reject_op_name(call);  // as an attribute value, check_attr_arg handles it
+    return {};
+  }
   std::vector<const OpSchema*> ops = resolve_callee(call, env);
   std::vector<ArgBinding> bindings;
   if (ops.empty() || !bind_alternatives(call, ops, env.mode, bindings)) {
     // Still look inside the arguments, so every error of the file is reported in one run.
     for (Arg* a : call->args) {
-      if (is_value_expr(a->value)) check_value(a->value, env);
+      if (is_value_expr(a->value) && !is_op_name_call(a->value, registry_)) {
+        check_value(a->value, env);
+      }
     }
     return {};
   }

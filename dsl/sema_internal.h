@@ -4,6 +4,7 @@
 //   sema_args.cpp   binding arguments to a schema, operand and attribute checks, inference
 //   sema_rule.cpp   rules: pattern scope, replacement, benefit, unused bindings
 //   sema_where.cpp  `where` conditions
+//   sema_op_name.cpp  `op_name(act)`: the name of the op a pattern value matched
 //   sema_test_decl.cpp  test blocks: typed graphs with shape inference, apply, expectations
 #pragma once
 
@@ -18,8 +19,8 @@
 #include "dsl/ast.h"
 #include "dsl/literal.h"
 #include "dsl/rule_file_set.h"
-#include "engine/op_registry.h"
-#include "engine/shape.h"
+#include "engine/ir/shape.h"
+#include "engine/ops/op_registry.h"
 #include "engine/support/diagnostics.h"
 #include "engine/support/source_manager.h"
 
@@ -127,6 +128,8 @@ class Sema {
   // ** values and calls (sema_call.cpp) **
   ValueResult check_value(ast::Expr* expr, Env& env);
   ValueResult check_call(ast::CallExpr* call, Env& env);
+  /// `op_name(...)` anywhere but as a replacement's attribute value: reports and marks it.
+  void reject_op_name(ast::CallExpr* call);
   /// Reports unless `r` may be used as a tensor operand described by `what` ("the return value").
   bool expect_tensor(const ast::Expr* expr, const ValueResult& r, const std::string& what);
   /// Checks `$name` where a value of `spec` (nullopt: a scalar operand) is bound or used.
@@ -178,6 +181,11 @@ class Sema {
   std::vector<const OpSchema*> resolve_callee(const ast::CallExpr* call, Env& env);
   const OpSchema* arithmetic_op(const char* name, SourceRange range);
   void check_attr_arg(const ast::Arg* arg, const OpSchema& schema, const AttrSpec& spec, Env& env);
+  /// `spec=op_name(act)` of a replacement call: `act` must be a pattern value matched by op
+  /// alternatives or an op class, each of whose names `spec` accepts, and whose attributes the
+  /// pattern matches (the name alone carries nothing else to the replacement).
+  void check_op_name_attr(ast::CallExpr* call, const OpSchema& schema, const AttrSpec& spec,
+                          Env& env);
   /// A replacement attribute that is a dim symbol or a list with one (`[D]`, `[1, D]`): true
   /// when `value` is such an expression (and any problem was reported), false otherwise.
   bool check_dim_symbol_attr(const ast::Expr* value, const AttrSpec& spec, const std::string& desc,
@@ -215,6 +223,9 @@ struct ArgBinding {
     return {false, SIZE_MAX};
   }
 };
+
+/// Whether `e` is a call of the built-in `op_name` (the registry has no op of that name).
+bool is_op_name_call(const ast::Expr* e, const OpRegistry& registry);
 
 /// Binds the call's arguments to `schema`; problems are collected in `errors`.
 ArgBinding bind_args(const ast::CallExpr& call, const OpSchema& schema, Mode mode);

@@ -73,6 +73,10 @@ class ConditionChecker {
       return;
     }
     const PredInfo* info = find_predicate(call->ops[0]->text);
+    if (info == nullptr && is_op_name_call(call, sema_.registry_)) {
+      sema_.reject_op_name(call);
+      return;
+    }
     if (info == nullptr) {
       sema_.error(call->callee_range, "unknown predicate '" + std::string(call->ops[0]->text) +
                                           "'" +

@@ -13,7 +13,7 @@
 
 #include "dsl/literal.h"
 #include "dsl/sema_internal.h"
-#include "engine/shape_infer.h"
+#include "engine/ops/shape_infer.h"
 
 namespace graft::dsl {
 namespace {

@@ -17,7 +17,7 @@
 #include <string_view>
 
 #include "dsl/ast.h"
-#include "engine/graph.h"
+#include "engine/ir/graph.h"
 #include "engine/support/diagnostics.h"
 
 namespace graft::dsl {

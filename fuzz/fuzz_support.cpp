@@ -81,6 +81,16 @@ void write_file(const std::string& path, const std::string& bytes) {
   if (!out.flush()) fail("fuzz harness set-up", "cannot write " + path);
 }
 
+const std::string& example_weights_dir() {
+  static const std::string dir = [] {
+    const std::string& d = scratch_dir();
+    write_file(d + "/model.safetensors",
+               read_source_file("examples/models/tiny_cnn/model.safetensors"));
+    return d;
+  }();
+  return dir;
+}
+
 std::vector<std::string_view> split_parts(const uint8_t* data, size_t size, size_t max_parts) {
   std::string_view rest(reinterpret_cast<const char*>(data), size);
   std::vector<std::string_view> parts;

@@ -26,6 +26,9 @@ const std::map<std::string, std::string>& std_rule_files();
 const std::string& scratch_dir();
 /// Writes `bytes` to `path`; aborts on failure (harness set-up).
 void write_file(const std::string& path, const std::string& bytes);
+/// The scratch directory with tiny_cnn's weights in it as model.safetensors: where fuzzed
+/// model.json text resolves "weights", so the example model's seed loads whole.
+const std::string& example_weights_dir();
 
 /// Splits a fuzz input at NUL bytes into at most `max_parts` parts (the last one keeps any
 /// further NULs), so one input can describe several files.

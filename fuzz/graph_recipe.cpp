@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "engine/op_registry.h"
-#include "engine/shape_infer.h"
+#include "engine/ops/op_registry.h"
+#include "engine/ops/shape_infer.h"
 #include "fuzz/fuzz_support.h"
 
 namespace graft::fuzz {

@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "engine/graph.h"
+#include "engine/ir/graph.h"
 
 namespace graft::fuzz {
 

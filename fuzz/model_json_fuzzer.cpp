@@ -1,4 +1,4 @@
-// fuzz_model_json: the model.json loader (engine/model_json.h) on arbitrary bytes as the JSON
+// fuzz_model_json: the model.json loader (engine/io/model_json.h) on arbitrary bytes as the JSON
 // text, then the verifier and a save/load round trip of every accepted model.
 //
 // Weights: the loader resolves "weights" in its base directory, here a scratch directory
@@ -15,11 +15,11 @@
 // to the same bytes (model_json_save.cpp promises canonical output).
 #include <string>
 
-#include "engine/json_limits.h"
-#include "engine/json_reader.h"
-#include "engine/model_json.h"
-#include "engine/strict_json.h"
-#include "engine/verifier.h"
+#include "engine/io/json_limits.h"
+#include "engine/io/json_reader.h"
+#include "engine/io/model_json.h"
+#include "engine/io/strict_json.h"
+#include "engine/ir/verifier.h"
 #include "fuzz/fuzz_support.h"
 
 namespace {
@@ -28,18 +28,8 @@ using graft::DiagnosticEngine;
 using graft::Model;
 using graft::fuzz::fail;
 
-const std::string& weights_dir() {
-  static const std::string dir = [] {
-    const std::string& d = graft::fuzz::scratch_dir();
-    graft::fuzz::write_file(d + "/model.safetensors",
-                            graft::fuzz::read_source_file("examples/models/tiny_cnn/model.safetensors"));
-    return d;
-  }();
-  return dir;
-}
-
 void check_round_trip(const Model& model, const std::string& input) {
-  const std::string& dir = weights_dir();
+  const std::string& dir = graft::fuzz::example_weights_dir();
   std::string text = graft::model_to_json_text(model, "round_trip.safetensors");
   std::string weights = graft::model_weights_bytes(model);
   graft::fuzz::write_file(dir + "/round_trip.safetensors", weights);
@@ -73,7 +63,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
   check_reader_agrees(text);
   DiagnosticEngine diags;
-  std::optional<Model> model = graft::load_model_from_string(text, "fuzz.json", weights_dir(), diags);
+  std::optional<Model> model =
+      graft::load_model_from_string(text, "fuzz.json", graft::fuzz::example_weights_dir(), diags);
   std::string rendered = diags.render();
   if (!model) {
     if (!diags.has_errors()) fail("model.json: rejected without an error", text);

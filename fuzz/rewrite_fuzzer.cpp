@@ -13,12 +13,12 @@
 
 #include "dsl/load.h"
 #include "dsl/lower.h"
-#include "engine/graph_printer.h"
-#include "engine/rewriter.h"
-#include "engine/verifier.h"
+#include "engine/io/graph_printer.h"
+#include "engine/ir/verifier.h"
+#include "engine/rewrite/rewriter.h"
+#include "eval/constant_folder.h"
 #include "fuzz/fuzz_support.h"
 #include "fuzz/graph_recipe.h"
-#include "runtime/constant_folder.h"
 #include "runtime/equivalence.h"
 
 namespace {
@@ -73,7 +73,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<graft::TensorType> types = output_types(*graph);
 
   graft::RewriteOptions options;
-  options.fold = graft::runtime::reference_constant_folder();
+  options.fold = graft::eval::reference_constant_folder();
   options.verify_each_phase = true;
   graft::RewriteResult result = graft::rewrite_graph(*graph, std_rules(), options, diags);
   if (!result.ok || diags.has_errors()) {

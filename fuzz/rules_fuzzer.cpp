@@ -16,11 +16,11 @@
 
 #include "dsl/load.h"
 #include "dsl/lower.h"
-#include "engine/model_json.h"
-#include "engine/rewriter.h"
-#include "engine/verifier.h"
+#include "engine/io/model_json.h"
+#include "engine/ir/verifier.h"
+#include "engine/rewrite/rewriter.h"
+#include "eval/constant_folder.h"
 #include "fuzz/fuzz_support.h"
-#include "runtime/constant_folder.h"
 
 namespace {
 
@@ -49,7 +49,7 @@ const std::vector<graft::Model>& models() {
 void run_on_models(const graft::RuleSet& rules) {
   graft::CompiledRules compiled(rules);
   graft::RewriteOptions options;
-  options.fold = graft::runtime::reference_constant_folder();
+  options.fold = graft::eval::reference_constant_folder();
   for (const graft::Model& model : models()) {
     std::unique_ptr<graft::Graph> graph = model.graph->clone();
     DiagnosticEngine diags;

@@ -1,4 +1,4 @@
-// fuzz_safetensors: the safetensors reader (engine/safetensors.h) on arbitrary bytes.
+// fuzz_safetensors: the safetensors reader (engine/io/safetensors.h) on arbitrary bytes.
 //
 // The input is copied into a buffer of exactly its size, so ASan flags any read past the end.
 // Beyond "no crash", it checks the reader's promises: a rejection comes with an error; an
@@ -9,8 +9,8 @@
 #include <memory>
 #include <string>
 
-#include "engine/safetensors.h"
-#include "engine/safetensors_writer.h"
+#include "engine/io/safetensors.h"
+#include "engine/io/safetensors_writer.h"
 #include "fuzz/fuzz_support.h"
 
 namespace {

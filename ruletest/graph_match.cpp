@@ -19,7 +19,7 @@
 #include <deque>
 #include <unordered_map>
 
-#include "engine/graph_printer.h"
+#include "engine/io/graph_printer.h"
 #include "engine/support/terminal_text.h"
 
 namespace graft::ruletest {

@@ -8,7 +8,7 @@
 #include <set>
 #include <string>
 
-#include "engine/graph.h"
+#include "engine/ir/graph.h"
 
 namespace graft::ruletest {
 

@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "dsl/literal.h"
-#include "engine/op_schema.h"
-#include "engine/shape.h"
+#include "engine/ir/shape.h"
+#include "engine/ops/op_schema.h"
 
 namespace graft::ruletest {
 namespace {

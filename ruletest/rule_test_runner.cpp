@@ -15,10 +15,10 @@
 #include <filesystem>
 
 #include "dsl/lower.h"
-#include "engine/rewriter.h"
-#include "engine/verifier.h"
+#include "engine/ir/verifier.h"
+#include "engine/rewrite/rewriter.h"
+#include "eval/constant_folder.h"
 #include "ruletest/graph_match.h"
-#include "runtime/constant_folder.h"
 
 namespace graft::ruletest {
 namespace {
@@ -269,7 +269,7 @@ bool apply_plan(Graph& graph, const dsl::RuleFileSet& set,
   if (!rules) return false;
   CompiledRules compiled(*rules);
   RewriteOptions options;
-  options.fold = runtime::reference_constant_folder();
+  options.fold = eval::reference_constant_folder();
   options.verify_each_phase = true;
   RewriteResult result = rewrite_graph(graph, compiled, options, diags);
   if (!result.ok || diags.has_errors()) return false;

@@ -14,7 +14,7 @@
 
 #include "dsl/rule_file_set.h"
 #include "dsl/test_graph.h"
-#include "engine/graph.h"
+#include "engine/ir/graph.h"
 #include "engine/support/source_manager.h"
 #include "runtime/equivalence.h"
 

@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/graph.h"
+#include "engine/ir/graph.h"
 
 namespace graft::testing {
 

@@ -13,11 +13,11 @@
 #include <filesystem>
 #include <sstream>
 
-#include "dsl/load.h"
 #include "dsl/literal.h"
+#include "dsl/load.h"
 #include "dsl/lower.h"
 #include "dsl/test_graph.h"
-#include "engine/rewriter.h"
+#include "engine/rewrite/rewriter.h"
 #include "ruletest/graph_match.h"
 #include "ruletest/rule_synthesis.h"
 #include "ruletest/rule_test_runner.h"

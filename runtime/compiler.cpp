@@ -23,11 +23,16 @@
 #include <cstring>
 
 #include "engine/support/check.h"
-#include "runtime/allocation.h"
+#include "eval/allocation.h"
 #include "runtime/executable_impl.h"
 #include "runtime/kernels/families.h"
 
 namespace graft::runtime {
+
+using eval::AllocationError;
+using eval::allocate_buffer;
+using eval::concretize_graph;
+
 namespace {
 
 struct Buffer {

@@ -7,8 +7,8 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
-#include "engine/constants.h"
-#include "engine/shape.h"
+#include "engine/ir/constants.h"
+#include "engine/ir/shape.h"
 
 namespace graft::runtime {
 

@@ -10,6 +10,9 @@
 #include "runtime/executable.h"
 
 namespace graft::runtime {
+
+using eval::Tensor;
+
 namespace {
 
 uint64_t mix(uint64_t seed, uint64_t trial, uint64_t input) {

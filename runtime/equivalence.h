@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "engine/graph.h"
+#include "engine/ir/graph.h"
 #include "engine/support/diagnostics.h"
 
 namespace graft::runtime {

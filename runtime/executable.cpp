@@ -13,6 +13,8 @@
 
 namespace graft::runtime {
 
+using eval::Tensor;
+
 std::unique_ptr<Executable> make_executable(std::unique_ptr<Executable::Impl> impl) {
   return std::unique_ptr<Executable>(new Executable(std::move(impl)));
 }

@@ -6,7 +6,7 @@
 //   runtime::CompileOptions options;
 //   options.shapes.symbols["N"] = 8;
 //   auto exe = runtime::compile(graph, options, diags);
-//   auto outputs = exe->run({runtime::Tensor::random({8, 3, 224, 224}, 1)}, diags);
+//   auto outputs = exe->run({eval::Tensor::random({8, 3, 224, 224}, 1)}, diags);
 #pragma once
 
 #include <cstddef>
@@ -15,16 +15,16 @@
 #include <string>
 #include <vector>
 
-#include "engine/graph.h"
+#include "engine/ir/graph.h"
 #include "engine/support/diagnostics.h"
-#include "runtime/concretize.h"
+#include "eval/concretize.h"
+#include "eval/tensor.h"
 #include "runtime/memory_plan.h"
-#include "runtime/tensor.h"
 
 namespace graft::runtime {
 
 struct CompileOptions {
-  ShapeBindings shapes;           // concrete input shapes (batch size) for symbolic dims
+  eval::ShapeBindings shapes;     // concrete input shapes (batch size) for symbolic dims
   bool blocked_layouts = true;    // let convolutions pick blocked layouts (false: plain only)
   bool in_place = true;           // let eltwise / sum post-ops write into a dying input
   bool reuse_memory = true;       // share arena bytes between values with disjoint lifetimes
@@ -63,12 +63,13 @@ class Executable {
   /// Runs on `inputs` (one per model input, in placeholder order, with the compiled shapes)
   /// and returns freshly allocated outputs. Returns nullopt after reporting a count, dtype or
   /// shape mismatch. Not reentrant: one run at a time per Executable (the arena is shared).
-  [[nodiscard]] std::optional<std::vector<Tensor>> run(const std::vector<Tensor>& inputs,
-                                                       DiagnosticEngine& diags);
+  [[nodiscard]] std::optional<std::vector<eval::Tensor>> run(
+      const std::vector<eval::Tensor>& inputs, DiagnosticEngine& diags);
   /// Like run(), writing into caller-provided outputs of the right shapes (no allocation).
   /// With `step_ms`, also records each step's wall time (one entry per steps() element).
-  [[nodiscard]] bool run_into(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs,
-                              DiagnosticEngine& diags, std::vector<double>* step_ms = nullptr);
+  [[nodiscard]] bool run_into(const std::vector<eval::Tensor>& inputs,
+                              const std::vector<eval::Tensor>& outputs, DiagnosticEngine& diags,
+                              std::vector<double>* step_ms = nullptr);
 
   const std::vector<StepInfo>& steps() const;
   /// Bytes of the activation arena (the peak activation memory; excludes weights).

@@ -1,5 +1,5 @@
 // The kernel table: registry op name -> kernel builder (runtime/kernels/). It mirrors
-// engine/op_table.cpp; runtime_test checks that every registry op has a row here.
+// engine/ops/op_table.cpp; runtime_test checks that every registry op has a row here.
 #include <map>
 
 #include "runtime/executable.h"

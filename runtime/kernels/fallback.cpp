@@ -5,10 +5,15 @@
 #include <cstring>
 
 #include "engine/support/check.h"
+#include "eval/reference.h"
 #include "runtime/kernels/families.h"
-#include "runtime/reference.h"
 
 namespace graft::runtime {
+
+using eval::RefOperand;
+using eval::Tensor;
+using eval::has_reference;
+using eval::reference_op;
 
 std::optional<KernelPlan> build_fallback(KernelContext& ctx) {
   if (!has_reference(ctx.op())) return ctx.not_implemented("no kernel for op '" + ctx.op() + "'");

@@ -21,7 +21,7 @@ std::optional<KernelPlan> build_permute(KernelContext& ctx);       // shape_ops.
 std::optional<KernelPlan> build_cat(KernelContext& ctx);           // concat.cpp
 std::optional<KernelPlan> build_reduce(KernelContext& ctx);        // reduce.cpp
 std::optional<KernelPlan> build_softmax(KernelContext& ctx);       // softmax.cpp
-/// The plain-layout fallback: runs the reference kernel (runtime/reference.h) of the node's
+/// The plain-layout fallback: runs the reference kernel (eval/reference.h) of the node's
 /// op. For ops and cases oneDNN has no primitive for (erf, pow of two tensors, adaptive
 /// pooling with uneven windows, …).
 std::optional<KernelPlan> build_fallback(KernelContext& ctx);      // fallback.cpp

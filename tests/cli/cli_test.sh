@@ -92,6 +92,13 @@ case "$case_name" in
     a=$("$rewrite" run "$example" --batch 2 --seed 5)
     b=$("$rewrite" run "$tmp/f.json" --batch 2 --seed 5)
     [ "$a" = "$b" ] || fail "outputs differ after folding: $a vs $b"
+    # op_name: one rule fuses each activation into its conv, named after the op that matched.
+    expect 0 "conv_activation                       3        3        3" -- \
+      "$rewrite" --rules "$src/rules/std.rules" "$example" -o "$tmp/s.json" --stats
+    expect 0 "{padding: [1, 1], activation: 'relu'}" -- "$rewrite" print "$tmp/s.json"
+    expect 0 "activation is one of 'none', 'relu', " -- "$rewrite" ops -v
+    printf 'rule r { pattern(x, w) { y = linear(x, w); a = relu(y); return a }\n  replacement { return linear_post(x, w, activation=op_name(a)) } }\n' > "$tmp/one_op.rules"
+    expect 1 "one_op.rules:2:61: error: 'a' always matches 'relu'" -- "$rewrite" check "$tmp/one_op.rules"
     printf 'rule r { pattern(x) { return rellu(x) } replacement { return x } }\n' > "$tmp/bad.rules"
     expect 1 "bad.rules:1:30: error: unknown op 'rellu'" -- "$rewrite" --rules "$tmp/bad.rules" "$example" -o "$tmp/i.json"
     [ ! -e "$tmp/i.json" ] || fail "rejected rules still wrote a model"
@@ -469,6 +476,42 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if code == 0 else "
     }\n' > "$tmp/fold.rules"
     expect 0 "1 rewrite" -- "$rewrite" --rules "$tmp/fold.rules" "$tmp/folds.json" -o "$tmp/folded.json"
     expect 0 "__metadata___1" -- "$rewrite" print "$tmp/folded.json"
+    ;;
+  binding-budget)
+    # A candidate that runs out of binding steps: a tree of 31 adds over 32 variables whose
+    # `where` reads every variable and fails, so no failure leaves an operand order out. The
+    # rule is skipped there with a warning naming it and the node; the run goes on (exit 0).
+    python3 - "$tmp" <<'PY'
+import json, sys
+xs = [f"x{i}" for i in range(32)]
+level, nodes, names = list(xs), [], [f"p{i}" for i in range(32)]
+for n in names:
+    nodes.append({"name": n, "op": "placeholder", "target": n, "meta": {"dtype": "float32", "shape": [2, 3]}})
+while len(level) > 1:
+    level = [f"add({level[i]}, {level[i + 1]})" for i in range(0, len(level), 2)]
+    next_names = []
+    for i in range(0, len(names), 2):
+        t = f"t{sum(1 for n in nodes if n['op'] == 'call_function')}"
+        nodes.append({"name": t, "op": "call_function", "target": "add",
+                      "args": [{"node": names[i]}, {"node": names[i + 1]}]})
+        next_names.append(t)
+    names = next_names
+nodes.append({"name": "output", "op": "output", "args": [[{"node": names[0]}]]})
+where = ", ".join(f"rank({x}) == 2" for x in xs[:-1]) + ", rank(x31) == 3"
+with open(sys.argv[1] + "/sum.rules", "w") as f:
+    f.write(f"rule every_rank {{ pattern({', '.join(xs)}) {{ return {level[0]} }} "
+            f"where {where} replacement {{ return relu(x0) }} }}\n")
+with open(sys.argv[1] + "/sum.json", "w") as f:
+    json.dump({"format": "graft.model", "version": 1, "nodes": nodes}, f)
+PY
+    run=("$rewrite" --rules "$tmp/sum.rules" "$tmp/sum.json")
+    expect 0 "warning: rule every_rank (" -- "${run[@]}" -o "$tmp/out.json"
+    expect 0 "): skipped at node 't30': no match found or ruled out within 100000 binding steps" \
+      -- "${run[@]}" --dry-run
+    [ "$("${run[@]}" --dry-run 2>&1 | grep -c warning)" = 1 ] || fail "not one warning"
+    "$rewrite" print "$tmp/out.json" | grep -q "call_function  t30" || fail "the model was not written"
+    expect 0 "every_rank@t30: no match: gave up after 100000 binding steps" \
+      -- "${run[@]}" --explain every_rank@t30
     ;;
   *) fail "unknown case" ;;
 esac

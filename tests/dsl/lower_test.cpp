@@ -1,4 +1,4 @@
-// Lowering checked rules to the engine IR (engine/pattern.h): variables, PatNodes and their
+// Lowering checked rules to the engine IR (engine/match/pattern.h): variables, PatNodes and their
 // alternatives, attribute checks, conditions, replacement programs and phases, plus what the
 // engine cannot run. Most tests compare a compact rendering of the whole rule (see `show`,
 // which prints every field) so nothing is left unchecked; a few fields are also asserted
@@ -179,6 +179,8 @@ std::string show(const graft::Rule& r, const ReplValue& v) {
       for (const ReplValue& item : v.items) out += (out.size() > 1 ? ", " : "") + show(r, item);
       return out + "]";
     }
+    case ReplValue::Kind::kOpName:
+      return "op_name(%" + std::to_string(v.index) + ")";
   }
   return "?";
 }
@@ -658,6 +660,31 @@ TEST_CASE("replacement: dim symbols bound by where become attribute values", "[d
   CHECK(show(r, r.replacement[1].attrs.at(0)) == "[1, sym1]");
   // Only D is read by the replacement: matches must bind it to a concrete size, not N.
   CHECK(r.replacement_symbols == std::vector<uint32_t>{1});
+}
+
+TEST_CASE("replacement: op_name(a) is the name of the op PatNode a matched", "[dsl][lower]") {
+  // `$s` binds positionally: leaky_relu's negative_slope, elu's alpha.
+  graft::Rule r = lower_one(
+      "opclass with_alpha = leaky_relu | elu\n"
+      "rule post {\n"
+      "  pattern(x, w) {\n"
+      "    y = linear(x, w)\n"
+      "    a = with_alpha(y, $s)\n"
+      "    return a\n"
+      "  }\n"
+      "  replacement { return linear_post(x, w, activation=op_name(a), alpha=$s) }\n"
+      "}\n");
+  CHECK(show(r) ==
+        "rule post (test.rules:2) benefit 2\n"
+        "vars: x w\n"
+        "attr vars: $s\n"
+        "symbols: 0\n"
+        "%0 y = linear(x, w, none) @4:9\n"
+        "%1 a = leaky_relu(%0) negative_slope=$s | elu(%0) alpha=$s @5:9\n"
+        "roots: %1\n"
+        "#0 = linear_post(x, w, none, none) activation=op_name(%1) alpha=$s @8:24\n"
+        "results: #0\n");
+  CHECK(r.replacement[0].attrs.at(0).kind == ReplValue::Kind::kOpName);
 }
 
 TEST_CASE("replacement: omitted operands, default and coerced attributes, renames",

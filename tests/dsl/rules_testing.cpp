@@ -1,4 +1,4 @@
-// In-memory loading of rule text for the dsl tests.
+// In-memory loading of rule text for the dsl tests, and rule text built for tests.
 #include "tests/dsl/rules_testing.h"
 
 #include "dsl/load.h"
@@ -40,6 +40,24 @@ ParsedRules parse_text(const std::string& text) {
   result.file = dsl::parse_rules(file, *result.sources, *result.ctx, diags);
   result.diagnostics = diags.render();
   return result;
+}
+
+std::string balanced_tree_text(const std::string& op, std::vector<std::string> operands) {
+  std::vector<std::string> ops(operands.size() - 1, op);
+  return balanced_tree_text(ops, std::move(operands));
+}
+
+std::string balanced_tree_text(const std::vector<std::string>& ops,
+                               std::vector<std::string> operands) {
+  size_t k = 0;
+  while (operands.size() > 1) {
+    std::vector<std::string> next;
+    for (size_t i = 0; i + 1 < operands.size(); i += 2) {
+      next.push_back(ops.at(k++) + "(" + operands[i] + ", " + operands[i + 1] + ")");
+    }
+    operands = std::move(next);
+  }
+  return operands[0];
 }
 
 }  // namespace graft::testing

@@ -1,11 +1,13 @@
 // Helpers for dsl tests: load rule text from memory (ninja's VirtualFileSystem idea) and get
-// the rendered diagnostics as one string, ready for whole-string golden comparisons.
+// the rendered diagnostics as one string, ready for whole-string golden comparisons; build
+// rule text for generated patterns.
 #pragma once
 
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "dsl/ast.h"
 #include "dsl/rule_file_set.h"
@@ -36,5 +38,13 @@ struct ParsedRules {
 
 /// Parses `text` as "test.rules" without sema.
 ParsedRules parse_text(const std::string& text);
+
+/// `op` over `operands` as a balanced tree in rule syntax, "add(add(a, b), add(c, d))"; the
+/// number of operands is a power of two.
+std::string balanced_tree_text(const std::string& op, std::vector<std::string> operands);
+/// The same with an op per tree node: `ops[k]` is the k-th node, level by level from the
+/// leaves, left to right ("mul(add(a, b), add(c, d))" for {add, add, mul}).
+std::string balanced_tree_text(const std::vector<std::string>& ops,
+                               std::vector<std::string> operands);
 
 }  // namespace graft::testing

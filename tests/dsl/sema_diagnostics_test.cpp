@@ -894,6 +894,118 @@ test.rules:1:105: error: the items of 'normalized_shape' of 'layer_norm' must be
  1 | rule r { pattern(x) { return relu(x) } where not dim(x, -1) == D replacement { return layer_norm(x, [D, 1.5]) } }
    |                                                                                                         ^~~
 )--"},
+    {"'op_name' as an operand",
+     "rule r { pattern(x) { a = (relu | tanh)(x); return a } replacement { return relu(op_name(a)) } }",
+     false,
+     R"--(test.rules:1:82: error: 'op_name' is only allowed as the value of a 'str' attribute in a replacement, as in 'activation=op_name(act)'
+ 1 | rule r { pattern(x) { a = (relu | tanh)(x); return a } replacement { return relu(op_name(a)) } }
+   |                                                                                  ^~~~~~~
+)--"},
+    {"'op_name' as a pattern attribute",
+     "rule r { pattern(x) { a = (relu | tanh)(x); return gelu(a, approximate=op_name(a)) } replacement { return x } }",
+     false,
+     R"--(test.rules:1:72: error: 'op_name' is only allowed as the value of a 'str' attribute in a replacement, as in 'activation=op_name(act)'
+ 1 | rule r { pattern(x) { a = (relu | tanh)(x); return gelu(a, approximate=op_name(a)) } replacement { return x } }
+   |                                                                        ^~~~~~~
+)--"},
+    {"'op_name' in a where condition",
+     "rule r { pattern(x) { a = (relu | tanh)(x); return a } where op_name(a) == \"relu\" replacement { return x } }",
+     false,
+     R"--(test.rules:1:62: error: 'op_name' is only allowed as the value of a 'str' attribute in a replacement, as in 'activation=op_name(act)'
+ 1 | rule r { pattern(x) { a = (relu | tanh)(x); return a } where op_name(a) == "relu" replacement { return x } }
+   |                                                              ^~~~~~~
+)--"},
+    {"'op_name' in a test graph",
+     "test t { graph(x: f32[1]) { return relu(op_name(x)) } expect count(relu) == 1 }",
+     false,
+     R"--(test.rules:1:41: error: 'op_name' is only allowed as the value of a 'str' attribute in a replacement, as in 'activation=op_name(act)'
+ 1 | test t { graph(x: f32[1]) { return relu(op_name(x)) } expect count(relu) == 1 }
+   |                                         ^~~~~~~
+)--"},
+    {"'op_name' for an attribute that is not a str",
+     "rule r { pattern(x, w) { c = conv2d(x, w); a = (relu | tanh)(c); return a } replacement { return conv2d_post(x, w, stride=op_name(a)) } }",
+     false,
+     R"--(test.rules:1:123: error: 'op_name' gives the name of the op that matched, a str, but 'stride' of 'conv2d_post' is int[2]
+ 1 | rule r { pattern(x, w) { c = conv2d(x, w); a = (relu | tanh)(c); return a } replacement { return conv2d_post(x, w, stride=op_name(a)) } }
+   |                                                                                                                           ^~~~~~~~~~
+)--"},
+    {"'op_name' with two arguments",
+     "rule r { pattern(x, w) { y = linear(x, w); a = (relu | tanh)(y); return a } replacement { return linear_post(x, w, activation=op_name(a, y)) } }",
+     false,
+     R"--(test.rules:1:127: error: 'op_name' takes one value of the pattern, as in 'op_name(act)'
+ 1 | rule r { pattern(x, w) { y = linear(x, w); a = (relu | tanh)(y); return a } replacement { return linear_post(x, w, activation=op_name(a, y)) } }
+   |                                                                                                                               ^~~~~~~~~~~~~
+)--"},
+    {"'op_name' of a pattern parameter",
+     "rule r { pattern(x, w) { y = linear(x, w); a = (relu | tanh)(y); return a } replacement { return linear_post(x, w, activation=op_name(w)) } }",
+     false,
+     R"--(test.rules:1:135: error: 'w' is a pattern parameter; 'op_name' needs a value the pattern matches with op alternatives or an op class, as in 'act = (relu | tanh)(x)'
+ 1 | rule r { pattern(x, w) { y = linear(x, w); a = (relu | tanh)(y); return a } replacement { return linear_post(x, w, activation=op_name(w)) } }
+   |                                                                                                                                       ^
+)--"},
+    {"'op_name' of a replacement value",
+     "rule r { pattern(x, w) { y = linear(x, w); a = (relu | tanh)(y); return a } replacement { z = relu(x); return linear_post(z, w, activation=op_name(z)) } }",
+     false,
+     R"--(test.rules:1:148: error: 'z' is computed by the replacement; 'op_name' needs a value the pattern matches with op alternatives or an op class, as in 'act = (relu | tanh)(x)'
+ 1 | rule r { pattern(x, w) { y = linear(x, w); a = (relu | tanh)(y); return a } replacement { z = relu(x); return linear_post(z, w, activation=op_name(z)) } }
+   |                                                                                                                                                    ^
+)--"},
+    {"'op_name' of a value that matches one op",
+     "rule r { pattern(x, w) { y = linear(x, w); a = relu(y); return a } replacement { return linear_post(x, w, activation=op_name(a)) } }",
+     false,
+     R"--(test.rules:1:126: error: 'a' always matches 'relu': write "relu" instead of 'op_name(a)'
+ 1 | rule r { pattern(x, w) { y = linear(x, w); a = relu(y); return a } replacement { return linear_post(x, w, activation=op_name(a)) } }
+   |                                                                                                                              ^
+test.rules:1:48: note: 'a' is matched here
+ 1 | rule r { pattern(x, w) { y = linear(x, w); a = relu(y); return a } replacement { return linear_post(x, w, activation=op_name(a)) } }
+   |                                                ^~~~~~~
+)--"},
+    {"'op_name' of alternatives the attribute does not accept",
+     "rule r { pattern(x, w) { y = linear(x, w); a = (relu | abs | exp)(y); return a } replacement { return linear_post(x, w, activation=op_name(a)) } }",
+     false,
+     R"--(test.rules:1:132: error: 'activation' of 'linear_post' does not accept 'abs' or 'exp', which 'a' may match (it accepts 'none', 'relu', 'leaky_relu', 'relu6', 'hardtanh', 'clamp', 'elu', 'hardswish', 'hardsigmoid', 'silu', 'sigmoid', 'tanh', 'gelu', 'gelu_tanh')
+ 1 | rule r { pattern(x, w) { y = linear(x, w); a = (relu | abs | exp)(y); return a } replacement { return linear_post(x, w, activation=op_name(a)) } }
+   |                                                                                                                                    ^~~~~~~~~~
+test.rules:1:49: note: 'a' is matched here
+ 1 | rule r { pattern(x, w) { y = linear(x, w); a = (relu | abs | exp)(y); return a } replacement { return linear_post(x, w, activation=op_name(a)) } }
+   |                                                 ^~~~~~~~~~~~~~~~
+)--"},
+    {"'op_name' of alternatives with an attribute the pattern leaves unmatched",
+     "rule r { pattern(x, w) { y = linear(x, w); a = (relu | gelu)(y); return a } replacement { return linear_post(x, w, activation=op_name(a)) } }",
+     false,
+     R"--(test.rules:1:127: error: the pattern leaves 'approximate' of 'gelu' unmatched, and 'op_name(a)' carries only the op's name (match it in the call, or give 'gelu' a rule of its own)
+ 1 | rule r { pattern(x, w) { y = linear(x, w); a = (relu | gelu)(y); return a } replacement { return linear_post(x, w, activation=op_name(a)) } }
+   |                                                                                                                               ^~~~~~~~~~
+test.rules:1:49: note: 'a' is matched here
+ 1 | rule r { pattern(x, w) { y = linear(x, w); a = (relu | gelu)(y); return a } replacement { return linear_post(x, w, activation=op_name(a)) } }
+   |                                                 ^~~~~~~~~~~
+)--"},
+    {"'op_name' of an op class whose ops have attributes the pattern leaves unmatched",
+     "opclass acts = relu | gelu | hardtanh\n"
+     "rule r { pattern(x, w) { y = linear(x, w); a = acts(y); return a } replacement { return linear_post(x, w, activation=op_name(a)) } }",
+     false,
+     R"--(test.rules:2:118: error: the pattern leaves 'approximate' of 'gelu' and 'min_val', 'max_val' of 'hardtanh' unmatched, and 'op_name(a)' carries only the op's name (match them in the call, or give those ops a rule of their own)
+ 2 | rule r { pattern(x, w) { y = linear(x, w); a = acts(y); return a } replacement { return linear_post(x, w, activation=op_name(a)) } }
+   |                                                                                                                      ^~~~~~~~~~
+test.rules:2:48: note: 'a' is matched here
+ 2 | rule r { pattern(x, w) { y = linear(x, w); a = acts(y); return a } replacement { return linear_post(x, w, activation=op_name(a)) } }
+   |                                                ^~~~
+)--"},
+    {"a str attribute outside its op's choices",
+     "rule r { pattern(x, w) { return linear(x, w) } replacement { return linear_post(x, w, activation=\"rellu\") } }",
+     false,
+     R"--(test.rules:1:98: error: bad value for 'activation' of 'linear_post': expected one of 'none', 'relu', 'leaky_relu', 'relu6', 'hardtanh', 'clamp', 'elu', 'hardswish', 'hardsigmoid', 'silu', 'sigmoid', 'tanh', 'gelu', 'gelu_tanh', got str 'rellu' (did you mean 'relu'?)
+ 1 | rule r { pattern(x, w) { return linear(x, w) } replacement { return linear_post(x, w, activation="rellu") } }
+   |                                                                                                  ^~~~~~~
+)--"},
+    {"a call as a str attribute of a replacement",
+     "rule r { pattern(x, w) { return linear(x, w) } replacement { return linear_post(x, w, activation=relu(x)) } }",
+     false,
+     R"--(test.rules:1:98: error: 'activation' of 'linear_post' is an attribute: expected a literal, a '$' variable or 'op_name(...)'
+ 1 | rule r { pattern(x, w) { return linear(x, w) } replacement { return linear_post(x, w, activation=relu(x)) } }
+   |                                                                                                  ^~~~~~~
+)--"},
+
 };
 // clang-format on
 

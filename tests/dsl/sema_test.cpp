@@ -3,7 +3,7 @@
 // limit. Diagnostics have their own table in sema_diagnostics_test.cpp.
 #include <catch2/catch.hpp>
 
-#include "engine/op_schema.h"
+#include "engine/ops/op_schema.h"
 #include "tests/dsl/rules_testing.h"
 
 using namespace graft;
@@ -65,6 +65,44 @@ TEST_CASE("sema binds call arguments to the op schema", "[dsl][sema]") {
   // The relu's operand is the pattern statement `c`.
   const auto* relu = ast::dyn_cast<ast::CallExpr>(rule->pattern->body->ret->values[0]);
   CHECK(ast::dyn_cast<ast::NameExpr>(relu->args[0]->value)->decl == assign);
+}
+
+TEST_CASE("op_name takes values matched by alternatives or op classes whose ops it may name",
+          "[dsl][sema]") {
+  testing::LoadedRules loaded = load_rules(
+      "opclass plain = relu | tanh\n"
+      "rule alts {\n"
+      "  pattern(x, w) { y = linear(x, w); a = (relu | silu)(y); return a }\n"
+      "  replacement { return linear_post(x, w, activation=op_name(a)) }\n"
+      "}\n"
+      "rule cls {\n"
+      "  pattern(x, w) { y = linear(x, w); a = plain(y); return a }\n"
+      "  replacement { return linear_post(x, w, activation=op_name(a)) }\n"
+      "}\n"
+      "rule matched_attrs {\n"
+      "  pattern(x, w) { y = linear(x, w); a = (leaky_relu | elu)(y, $s); return a }\n"
+      "  replacement { return linear_post(x, w, activation=op_name(a), alpha=$s) }\n"
+      "}\n"
+      "rule ignored_attr {\n"
+      "  pattern(x, w) { y = linear(x, w); a = (leaky_relu | elu)(y, _); return a }\n"
+      "  replacement { return linear_post(x, w, activation=op_name(a)) }\n"
+      "}\n");
+  INFO(loaded.diagnostics);
+  REQUIRE(loaded.set.has_value());
+  CHECK(loaded.diagnostics == "");
+  // An attribute written `_` is matched too: the rule says its value does not matter.
+  for (const char* name : {"alts", "cls", "matched_attrs", "ignored_attr"}) {
+    INFO(name);
+    const ast::RuleDecl* rule = rule_named(*loaded.set, name);
+    const auto* post = ast::dyn_cast<ast::CallExpr>(rule->replacement->body->ret->values[0]);
+    const auto* op_name = ast::dyn_cast<ast::CallExpr>(post->args[2]->value);
+    REQUIRE(op_name != nullptr);
+    CHECK(op_name->is_op_name);
+    CHECK(op_name->bound.empty());
+    // The argument refers to the pattern statement that matched the op.
+    const auto* arg = ast::dyn_cast<ast::NameExpr>(op_name->args[0]->value);
+    CHECK(arg->decl == rule->pattern->body->stmts[1]);
+  }
 }
 
 TEST_CASE("arithmetic operators resolve to add, mul and friends", "[dsl][sema]") {

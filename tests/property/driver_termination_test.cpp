@@ -9,8 +9,8 @@
 #include <chrono>
 #include <cstdio>
 
-#include "engine/graph_printer.h"
-#include "engine/verifier.h"
+#include "engine/io/graph_printer.h"
+#include "engine/ir/verifier.h"
 #include "tests/property/property_testing.h"
 #include "tests/property/random_graph.h"
 #include "tests/property/random_rules.h"

@@ -7,7 +7,7 @@
 
 #include "dsl/load.h"
 #include "dsl/lower.h"
-#include "runtime/constant_folder.h"
+#include "eval/constant_folder.h"
 #include "tests/dsl/rules_testing.h"
 #include "tests/testing/test_paths.h"
 
@@ -41,7 +41,7 @@ std::optional<RuleSet> lower_rules_text(const std::string& text, std::string* er
 
 RewriteRun rewrite_verifying_each_phase(Graph& graph, const CompiledRules& rules) {
   RewriteOptions options;
-  options.fold = runtime::reference_constant_folder();
+  options.fold = eval::reference_constant_folder();
   options.verify_each_phase = true;
   DiagnosticEngine diags;
   RewriteRun run;

@@ -10,8 +10,8 @@
 #include <string>
 #include <thread>
 
-#include "engine/pattern.h"
-#include "engine/rewriter.h"
+#include "engine/match/pattern.h"
+#include "engine/rewrite/rewriter.h"
 
 namespace graft::testing {
 

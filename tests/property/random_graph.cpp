@@ -16,8 +16,8 @@
 #include <stdexcept>
 #include <utility>
 
-#include "engine/op_registry.h"
-#include "engine/shape_infer.h"
+#include "engine/ops/op_registry.h"
+#include "engine/ops/shape_infer.h"
 #include "tests/property/rng.h"
 
 namespace graft::testing {

@@ -11,7 +11,7 @@
 #include <memory>
 #include <string>
 
-#include "engine/graph.h"
+#include "engine/ir/graph.h"
 
 namespace graft::testing {
 

@@ -9,8 +9,8 @@
 #include <cstdio>
 #include <map>
 
-#include "engine/graph_printer.h"
-#include "engine/verifier.h"
+#include "engine/io/graph_printer.h"
+#include "engine/ir/verifier.h"
 #include "runtime/equivalence.h"
 #include "tests/property/property_testing.h"
 #include "tests/property/random_graph.h"

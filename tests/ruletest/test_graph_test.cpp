@@ -5,8 +5,8 @@
 #include <catch2/catch.hpp>
 #include <cstring>
 
-#include "engine/graph_printer.h"
-#include "engine/verifier.h"
+#include "engine/io/graph_printer.h"
+#include "engine/ir/verifier.h"
 #include "tests/ruletest/ruletest_testing.h"
 
 using namespace graft;

@@ -96,7 +96,7 @@ TEST_CASE("div honours torch's rounding_mode", "[runtime][binary]") {
     auto exe = runtime::compile(b.graph(), {}, diags);
     INFO(mode << "\n" << diags.render());
     REQUIRE(exe);
-    auto out = exe->run({runtime::Tensor::from_floats({4}, x)}, diags);
+    auto out = exe->run({eval::Tensor::from_floats({4}, x)}, diags);
     REQUIRE(out);
     for (size_t i = 0; i < want.size(); ++i) CHECK((*out)[0].f32()[i] == want[i]);
   }

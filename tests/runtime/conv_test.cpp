@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "engine/ops/op_registry.h"
 #include "tests/runtime/runtime_testing.h"
 
 using namespace graft;
@@ -144,7 +145,12 @@ TEST_CASE("conv2d_post rejects an unknown activation with a diagnostic", "[runti
   GraphBuilder b;
   Node* x = b.input("x", {1, 4, 5, 5});
   Node* w = b.constant("w", {4, 4, 1, 1}, 1);
-  Node* y = b.call("conv2d_post", {in(x), in(w)}, {{"activation", std::string("rleu")}});
+  // Loaders and rules reject the name (AttrSpec::choices); a graph built through the C++ API
+  // without coerce_attr still reaches the runtime.
+  const OpSchema& schema = *OpRegistry::get().find("conv2d_post");
+  std::vector<AttrValue> attrs = Graph::default_attrs(schema);
+  attrs[static_cast<size_t>(schema.attr_index("activation"))] = std::string("rleu");
+  Node* y = b.graph().add_call(schema, {in(x), in(w), Input::none(), Input::none()}, attrs);
   b.output({y});
   DiagnosticEngine diags;
   CHECK(runtime::compile(b.graph(), {}, diags) == nullptr);

@@ -7,8 +7,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "engine/op_registry.h"
-#include "engine/shape_infer.h"
+#include "engine/ops/op_registry.h"
+#include "engine/ops/shape_infer.h"
 #include "tests/runtime/runtime_testing.h"
 #include "tests/runtime/test_ops.h"
 
@@ -20,7 +20,7 @@ TEST_CASE("every registry op has a runtime kernel and a reference kernel", "[run
   for (const OpSchema& op : OpRegistry::get().ops()) {
     INFO("op " << op.name);
     CHECK(std::binary_search(kernels.begin(), kernels.end(), op.name));
-    CHECK(runtime::has_reference(op.name));
+    CHECK(eval::has_reference(op.name));
   }
 }
 
@@ -66,10 +66,10 @@ TEST_CASE("run rejects inputs of the wrong count or shape", "[runtime][executabl
   auto exe = runtime::compile(b.graph(), {}, diags);
   REQUIRE(exe != nullptr);
   CHECK_FALSE(exe->run({}, diags).has_value());
-  CHECK_FALSE(exe->run({runtime::Tensor::zeros(DType::kFloat32, {3, 2})}, diags).has_value());
+  CHECK_FALSE(exe->run({eval::Tensor::zeros(DType::kFloat32, {3, 2})}, diags).has_value());
   CHECK(diags.render().find("input 'x' must be float32[2, 3] (as compiled), got float32[3, 2]") !=
         std::string::npos);
-  CHECK(exe->run({runtime::Tensor::zeros(DType::kFloat32, {2, 3})}, diags).has_value());
+  CHECK(exe->run({eval::Tensor::zeros(DType::kFloat32, {2, 3})}, diags).has_value());
 }
 
 TEST_CASE("an op without a kernel is a compile-time diagnostic", "[runtime][executable]") {
@@ -102,7 +102,7 @@ TEST_CASE("training-mode dropout is reported as not implemented", "[runtime][exe
         "error: node 'dropout' (dropout): not implemented in the runtime: dropout in training "
         "mode (export in eval mode) (operands: float32[2, 3])\n");
   DiagnosticEngine ref_diags;
-  CHECK_FALSE(runtime::run_reference(b.graph(), random_inputs(b.graph(), 1), ref_diags));
+  CHECK_FALSE(eval::run_reference(b.graph(), random_inputs(b.graph(), 1), ref_diags));
   CHECK(ref_diags.render().find("dropout in training mode is random") != std::string::npos);
 }
 
@@ -123,15 +123,15 @@ TEST_CASE("repeated runs reuse the plan and follow the inputs", "[runtime][execu
   DiagnosticEngine diags;
   auto exe = runtime::compile(b.graph(), {}, diags);
   REQUIRE(exe != nullptr);
-  auto a = runtime::Tensor::random({1, 8, 6, 6}, 1);
-  auto bb = runtime::Tensor::random({1, 8, 6, 6}, 2);
+  auto a = eval::Tensor::random({1, 8, 6, 6}, 1);
+  auto bb = eval::Tensor::random({1, 8, 6, 6}, 2);
   auto ra = exe->run({a}, diags);
   auto rb = exe->run({bb}, diags);
   auto ra2 = exe->run({a}, diags);
   REQUIRE((ra && rb && ra2));
-  CHECK(runtime::max_abs_diff((*ra)[0], (*ra2)[0]) == 0);
-  CHECK(runtime::max_abs_diff((*ra)[0], (*rb)[0]) > 0);
-  CHECK(runtime::max_abs_diff((*rb)[1], bb) == 0);
+  CHECK(eval::max_abs_diff((*ra)[0], (*ra2)[0]) == 0);
+  CHECK(eval::max_abs_diff((*ra)[0], (*rb)[0]) > 0);
+  CHECK(eval::max_abs_diff((*rb)[1], bb) == 0);
 }
 
 namespace {

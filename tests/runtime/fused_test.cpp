@@ -35,7 +35,7 @@ std::vector<Activation> activations() {
   };
 }
 
-std::vector<runtime::Tensor> run(const Graph& g, const std::vector<runtime::Tensor>& inputs) {
+std::vector<eval::Tensor> run(const Graph& g, const std::vector<eval::Tensor>& inputs) {
   DiagnosticEngine diags;
   auto exe = runtime::compile(g, {}, diags);
   INFO(diags.render());
@@ -86,7 +86,7 @@ TEST_CASE("fused conv2d_post and linear_post equal their unfused chains", "[runt
         auto a = run(*fused, inputs);
         auto b = run(*unfused, inputs);
         INFO(act.name << (conv ? " conv" : " linear") << (residual ? " + residual, relu" : ""));
-        CHECK(runtime::allclose(a[0], b[0], 1e-5, 1e-5));
+        CHECK(eval::allclose(a[0], b[0], 1e-5, 1e-5));
       }
     }
   }
@@ -111,7 +111,7 @@ TEST_CASE("blocked and plain layouts give the same results on a residual network
   y = b.call("softmax", {in(y)}, {{"dim", int64_t{1}}});
   b.output({y});
   auto inputs = random_inputs(b.graph(), 7);
-  std::vector<std::vector<runtime::Tensor>> results;
+  std::vector<std::vector<eval::Tensor>> results;
   for (bool blocked : {true, false}) {
     runtime::CompileOptions options;
     options.blocked_layouts = blocked;
@@ -125,5 +125,5 @@ TEST_CASE("blocked and plain layouts give the same results on a residual network
     for (const runtime::StepInfo& s : exe->steps()) any_blocked |= s.layout != "abcd" && s.layout != "ab";
     CHECK(any_blocked == blocked);  // the option really switches the layout
   }
-  CHECK(runtime::allclose(results[0][0], results[1][0], 1e-5, 1e-6));
+  CHECK(eval::allclose(results[0][0], results[1][0], 1e-5, 1e-6));
 }

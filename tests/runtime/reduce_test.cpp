@@ -53,3 +53,22 @@ TEST_CASE("softmax and log_softmax match the reference along every dim", "[runti
     }
   }
 }
+
+TEST_CASE("softmax and log_softmax of a 0-d tensor are 1 and 0, as in torch",
+          "[runtime][softmax]") {
+  // The reference kernel read the size of dim -1 of the 0-d input (found by fuzz_compile).
+  for (std::string op : {"softmax", "log_softmax"}) {
+    for (int64_t dim : {0, -1}) {
+      GraphBuilder b;
+      Node* x = b.input("x", {});
+      b.output({b.call(op, {in(x)}, {{"dim", dim}})});
+      std::vector<eval::Tensor> inputs = random_inputs(b.graph(), 2);
+      DiagnosticEngine diags;
+      auto want = eval::run_reference(b.graph(), inputs, diags);
+      INFO(op << " dim " << dim << "\n" << diags.render());
+      REQUIRE(want);
+      CHECK((*want)[0].f32()[0] == (op == "softmax" ? 1.0f : 0.0f));
+      CHECK(check_all_modes(b.graph(), inputs, 1e-5, 1e-5) == "");
+    }
+  }
+}

@@ -13,7 +13,7 @@ Node* GraphBuilder::input(const std::string& name, Shape shape) {
 
 Node* GraphBuilder::constant(const std::string& name, Shape shape, uint64_t seed, float lo,
                              float hi) {
-  runtime::Tensor t = runtime::Tensor::random(shape, seed, lo, hi);
+  eval::Tensor t = eval::Tensor::random(shape, seed, lo, hi);
   std::vector<float> values(t.f32(), t.f32() + t.numel());
   graph_->constants().set(name, ConstantTensor::from_floats(shape, values));
   Node* n = graph_->add_get_attr(name, name);
@@ -48,13 +48,13 @@ void GraphBuilder::output(const std::vector<Node*>& outputs) {
   graph_->set_output(std::move(inputs));
 }
 
-std::vector<runtime::Tensor> random_inputs(const Graph& graph, uint64_t seed, float lo, float hi) {
-  std::vector<runtime::Tensor> inputs;
-  for (Node* p : graph.placeholders()) inputs.push_back(runtime::Tensor::random(p->type()->shape, seed++, lo, hi));
+std::vector<eval::Tensor> random_inputs(const Graph& graph, uint64_t seed, float lo, float hi) {
+  std::vector<eval::Tensor> inputs;
+  for (Node* p : graph.placeholders()) inputs.push_back(eval::Tensor::random(p->type()->shape, seed++, lo, hi));
   return inputs;
 }
 
-std::string check_against_reference(const Graph& graph, const std::vector<runtime::Tensor>& inputs,
+std::string check_against_reference(const Graph& graph, const std::vector<eval::Tensor>& inputs,
                                     const runtime::CompileOptions& options, double rtol,
                                     double atol, std::unique_ptr<runtime::Executable>* exe_out) {
   DiagnosticEngine diags;
@@ -62,14 +62,14 @@ std::string check_against_reference(const Graph& graph, const std::vector<runtim
   if (!exe) return "compile failed:\n" + diags.render();
   auto got = exe->run(inputs, diags);
   if (!got) return "run failed:\n" + diags.render();
-  auto want = runtime::run_reference(graph, inputs, diags);
+  auto want = eval::run_reference(graph, inputs, diags);
   if (!want) return "reference failed:\n" + diags.render();
   std::string report;
   for (size_t i = 0; i < want->size(); ++i) {
-    if (!runtime::allclose((*got)[i], (*want)[i], rtol, atol)) {
-      report += "output " + std::to_string(i) + ": got " + runtime::tensor_summary((*got)[i]) +
-                "\n  want " + runtime::tensor_summary((*want)[i]) + "\n  max |diff| " +
-                std::to_string(runtime::max_abs_diff((*got)[i], (*want)[i])) + "\n";
+    if (!eval::allclose((*got)[i], (*want)[i], rtol, atol)) {
+      report += "output " + std::to_string(i) + ": got " + eval::tensor_summary((*got)[i]) +
+                "\n  want " + eval::tensor_summary((*want)[i]) + "\n  max |diff| " +
+                std::to_string(eval::max_abs_diff((*got)[i], (*want)[i])) + "\n";
     }
   }
   if (!report.empty()) report += exe->dump();
@@ -77,7 +77,7 @@ std::string check_against_reference(const Graph& graph, const std::vector<runtim
   return report;
 }
 
-std::string check_all_modes(const Graph& graph, const std::vector<runtime::Tensor>& inputs,
+std::string check_all_modes(const Graph& graph, const std::vector<eval::Tensor>& inputs,
                             double rtol, double atol) {
   struct Mode {
     const char* name;

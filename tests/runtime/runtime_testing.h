@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/graph.h"
+#include "engine/ir/graph.h"
+#include "eval/reference.h"
 #include "runtime/executable.h"
-#include "runtime/reference.h"
 
 namespace graft::testing {
 
@@ -37,20 +37,20 @@ inline Input in(Node* n) { return Input::of(n); }
 inline Input scalar(double v) { return Input::of(Scalar{v, false}); }
 
 /// Random inputs for `graph`'s placeholders (their declared, concrete shapes).
-std::vector<runtime::Tensor> random_inputs(const Graph& graph, uint64_t seed, float lo = -1,
+std::vector<eval::Tensor> random_inputs(const Graph& graph, uint64_t seed, float lo = -1,
                                            float hi = 1);
 
 /// Compiles and runs `graph` with `options`, runs the reference on the same inputs and
 /// returns "" if every output is allclose(rtol, atol), else a report (diagnostics, or the
 /// worst difference per output). `exe_out` receives the executable if wanted.
-std::string check_against_reference(const Graph& graph, const std::vector<runtime::Tensor>& inputs,
+std::string check_against_reference(const Graph& graph, const std::vector<eval::Tensor>& inputs,
                                     const runtime::CompileOptions& options = {},
                                     double rtol = 1e-4, double atol = 1e-4,
                                     std::unique_ptr<runtime::Executable>* exe_out = nullptr);
 
 /// Runs `check_against_reference` for blocked and plain layouts and with memory reuse and
 /// in-place off; returns the first failure, labelled.
-std::string check_all_modes(const Graph& graph, const std::vector<runtime::Tensor>& inputs,
+std::string check_all_modes(const Graph& graph, const std::vector<eval::Tensor>& inputs,
                             double rtol = 1e-4, double atol = 1e-4);
 
 }  // namespace graft::testing

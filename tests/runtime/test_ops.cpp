@@ -5,8 +5,8 @@
 #include <map>
 #include <memory>
 
-#include "engine/op_registry.h"
-#include "engine/shape_infer.h"
+#include "engine/ops/op_registry.h"
+#include "engine/ops/shape_infer.h"
 
 namespace graft::testing {
 namespace {

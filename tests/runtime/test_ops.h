@@ -1,12 +1,12 @@
 // Op schemas for runtime tests. Tests take each op from the registry; while the registry
-// still lacks an op (engine/op_table.cpp is being completed), a test-local schema with the
+// still lacks an op (engine/ops/op_table.cpp is being completed), a test-local schema with the
 // torch.nn.functional signature stands in, so the kernels can be tested now and are tested
 // against the real rows as soon as they land.
 #pragma once
 
 #include <string>
 
-#include "engine/op_schema.h"
+#include "engine/ops/op_schema.h"
 
 namespace graft::testing {
 

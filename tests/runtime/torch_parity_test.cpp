@@ -7,7 +7,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "runtime/npy.h"
+#include "eval/npy.h"
 #include "tests/runtime/runtime_testing.h"
 #include "tests/testing/test_paths.h"
 
@@ -119,9 +119,9 @@ TEST_CASE("reference and runtime match PyTorch op by op", "[runtime][torch]") {
     DiagnosticEngine diags;
     GraphBuilder b;
     std::vector<Input> inputs;
-    std::vector<runtime::Tensor> feeds;
+    std::vector<eval::Tensor> feeds;
     for (size_t j = 0; j < c["inputs"].size(); ++j) {
-      auto t = runtime::read_npy(dir + "/in_" + std::to_string(i) + "_" + std::to_string(j) + ".npy", diags);
+      auto t = eval::read_npy(dir + "/in_" + std::to_string(i) + "_" + std::to_string(j) + ".npy", diags);
       REQUIRE(t.has_value());
       std::string name = "in" + std::to_string(j);
       if (c["inputs"][j].value("const", false)) {
@@ -140,16 +140,16 @@ TEST_CASE("reference and runtime match PyTorch op by op", "[runtime][torch]") {
       for (auto it = kwargs.begin(); it != kwargs.end(); ++it) attrs[it.key()] = to_attr(it.value());
     }
     b.output({b.call(c["op"].get<std::string>(), inputs, attrs)});
-    auto want = runtime::read_npy(dir + "/out_" + std::to_string(i) + ".npy", diags);
+    auto want = eval::read_npy(dir + "/out_" + std::to_string(i) + ".npy", diags);
     REQUIRE(want.has_value());
-    auto ref = runtime::run_reference(b.graph(), feeds, diags);
+    auto ref = eval::run_reference(b.graph(), feeds, diags);
     INFO(diags.render());
     REQUIRE(ref.has_value());
-    CHECK(runtime::allclose((*ref)[0], *want, 1e-5, 1e-5));
+    CHECK(eval::allclose((*ref)[0], *want, 1e-5, 1e-5));
     auto exe = runtime::compile(b.graph(), {}, diags);
     REQUIRE(exe != nullptr);
     auto got = exe->run(feeds, diags);
     REQUIRE(got.has_value());
-    CHECK(runtime::allclose((*got)[0], *want, 1e-4, 1e-5));
+    CHECK(eval::allclose((*got)[0], *want, 1e-4, 1e-5));
   }
 }

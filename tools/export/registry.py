@@ -1,5 +1,5 @@
 """graft's op registry as the exporter sees it: every op's name and parameters, read from
-docs/ops.md. `rewrite ops --markdown` generates that file from engine/op_table*.cpp and
+docs/ops.md. `rewrite ops --markdown` generates that file from engine/ops/op_table*.cpp and
 engine_test fails when it is stale, so an op added to the registry is visible here without a
 change to the exporter. The environment variable GRAFT_OPS_MD names another file in that
 format (the tests use it to export against a registry with or without particular ops).

@@ -85,9 +85,9 @@ int bench(const BenchFlags& flags) {
   if (!exe) return fail();
   double compile_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  std::vector<runtime::Tensor> inputs = make_inputs(*exe, {}, 0);
-  std::vector<runtime::Tensor> outputs;
-  for (const runtime::TensorInfo& o : exe->outputs()) outputs.push_back(runtime::Tensor::zeros(o.dtype, o.shape));
+  std::vector<eval::Tensor> inputs = make_inputs(*exe, {}, 0);
+  std::vector<eval::Tensor> outputs;
+  for (const runtime::TensorInfo& o : exe->outputs()) outputs.push_back(eval::Tensor::zeros(o.dtype, o.shape));
   for (int i = 0; i < flags.warmup; ++i) {
     if (!exe->run_into(inputs, outputs, diags)) return fail();
   }

@@ -3,7 +3,7 @@
 
 #include <iostream>
 
-#include "engine/graph_printer.h"
+#include "engine/io/graph_printer.h"
 #include "engine/support/atomic_file.h"
 #include "engine/support/terminal_text.h"
 #include "tools/rewrite/commands.h"

@@ -1,10 +1,11 @@
-// `rewrite ops`: the op registry, one signature per line; with --verbose also the op classes
-// and docs; with --markdown the reference docs/ops.md is generated from.
+// `rewrite ops`: the op registry, one signature per line; with --verbose also the op classes,
+// docs and the values of str attributes that list them; with --markdown the reference
+// docs/ops.md is generated from.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "engine/op_docs.h"
-#include "engine/op_registry.h"
+#include "engine/ops/op_docs.h"
+#include "engine/ops/op_registry.h"
 #include "tools/rewrite/commands.h"
 
 namespace graft::cli {
@@ -24,6 +25,11 @@ Handler setup_ops(CLI::App& sub) {
       if (*verbose) {
         fmt::print("    {}{}{}\n", op.doc, op.classes.empty() ? "" : "  [",
                    op.classes.empty() ? "" : fmt::format("{}]", fmt::join(op.classes, ", ")));
+        for (const AttrSpec& attr : op.attrs) {
+          if (!attr.choices.empty()) {
+            fmt::print("    {} is one of {}\n", attr.name, quoted_list(attr.choices));
+          }
+        }
       }
     }
     return kExitOk;

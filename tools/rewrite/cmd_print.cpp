@@ -4,7 +4,7 @@
 
 #include <iostream>
 
-#include "engine/graph_printer.h"
+#include "engine/io/graph_printer.h"
 #include "tools/rewrite/commands.h"
 #include "tools/rewrite/model_util.h"
 

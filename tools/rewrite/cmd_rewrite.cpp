@@ -10,12 +10,12 @@
 
 #include "dsl/load.h"
 #include "dsl/lower.h"
-#include "engine/graph_printer.h"
-#include "engine/rewriter.h"
+#include "engine/io/graph_printer.h"
+#include "engine/ir/verifier.h"
+#include "engine/rewrite/rewriter.h"
 #include "engine/support/atomic_file.h"
 #include "engine/support/terminal_text.h"
-#include "engine/verifier.h"
-#include "runtime/constant_folder.h"
+#include "eval/constant_folder.h"
 #include "tools/rewrite/commands.h"
 #include "tools/rewrite/model_util.h"
 
@@ -127,7 +127,7 @@ int rewrite_model(const RewriteFlags& flags) {
   }
   size_t nodes_before = model->graph->size();
   RewriteOptions options;
-  options.fold = runtime::reference_constant_folder();
+  options.fold = eval::reference_constant_folder();
   options.verify_each_phase = flags.verify_each;
   options.time_rules = flags.stats;
   DiagnosticEngine diags;

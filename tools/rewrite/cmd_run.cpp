@@ -7,7 +7,7 @@
 
 #include "engine/support/atomic_file.h"
 #include "engine/support/terminal_text.h"
-#include "runtime/npy.h"
+#include "eval/npy.h"
 #include "tools/rewrite/commands.h"
 #include "tools/rewrite/model_util.h"
 #include "tools/rewrite/run_util.h"
@@ -55,13 +55,13 @@ int run_model(const RunFlags& flags) {
   if (flags.dump) std::cout << escape_lines_for_terminal(exe->dump());
   auto outputs = exe->run(make_inputs(*exe, *files, flags.seed), diags);
   if (!outputs) return fail();
-  std::vector<std::pair<std::string, runtime::Tensor>> named;
+  std::vector<std::pair<std::string, eval::Tensor>> named;
   for (size_t i = 0; i < outputs->size(); ++i) {
     std::cout << escape_for_terminal(exe->outputs()[i].name) << ": "
-              << runtime::tensor_summary((*outputs)[i]) << "\n";
+              << eval::tensor_summary((*outputs)[i]) << "\n";
     named.emplace_back(exe->outputs()[i].name, (*outputs)[i]);
   }
-  if (!flags.output.empty() && !runtime::write_npz(flags.output, named, diags)) return fail();
+  if (!flags.output.empty() && !eval::write_npz(flags.output, named, diags)) return fail();
   return kExitOk;
 }
 

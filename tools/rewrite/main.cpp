@@ -10,7 +10,7 @@
 
 #include "engine/support/allocator.h"
 #include "engine/support/terminal_text.h"
-#include "runtime/allocation.h"
+#include "eval/allocation.h"
 #include "runtime/executable.h"
 #include "tools/rewrite/commands.h"
 
@@ -65,8 +65,8 @@ int main(int argc, char** argv) {
     return run(argc, argv);
   } catch (const std::bad_alloc& e) {
     // Too large a model for this machine is a rejected input, not a bug in graft.
-    // runtime::AllocationError says what and how much; a plain bad_alloc only "out of memory".
-    const bool specific = dynamic_cast<const graft::runtime::AllocationError*>(&e) != nullptr;
+    // eval::AllocationError says what and how much; a plain bad_alloc only "out of memory".
+    const bool specific = dynamic_cast<const graft::eval::AllocationError*>(&e) != nullptr;
     std::fprintf(stderr, "rewrite: error: %s\n",
                  specific ? graft::escape_for_terminal(e.what()).c_str() : "out of memory");
     return graft::cli::kExitInputRejected;

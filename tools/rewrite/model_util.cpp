@@ -3,7 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
-#include "engine/verifier.h"
+#include "engine/ir/verifier.h"
 
 namespace graft::cli {
 

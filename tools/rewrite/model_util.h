@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "engine/model_json.h"
+#include "engine/io/model_json.h"
 #include "engine/support/confined_path.h"
 
 namespace CLI {

@@ -2,7 +2,7 @@
 #include "tools/rewrite/run_util.h"
 
 #include "engine/support/edit_distance.h"
-#include "runtime/npy.h"
+#include "eval/npy.h"
 
 namespace graft::cli {
 
@@ -22,20 +22,20 @@ bool parse_input_flags(const std::vector<std::string>& flags,
   return true;
 }
 
-std::optional<std::map<std::string, runtime::Tensor>> bind_inputs(const Graph& graph,
+std::optional<std::map<std::string, eval::Tensor>> bind_inputs(const Graph& graph,
                                                                   const RunInputs& inputs,
                                                                   runtime::CompileOptions& options,
                                                                   DiagnosticEngine& diags) {
   std::vector<std::string> names;
   for (Node* p : graph.placeholders()) names.push_back(p->name());
-  std::map<std::string, runtime::Tensor> tensors;
+  std::map<std::string, eval::Tensor> tensors;
   for (const auto& [name, path] : inputs.files) {
     if (graph.find(name) == nullptr || !graph.find(name)->is(NodeKind::kPlaceholder)) {
       diags.error({}, "--input names '" + name + "', which is not an input of the model" +
                           did_you_mean(name, names));
       return std::nullopt;
     }
-    std::optional<runtime::Tensor> t = runtime::read_npy(path, diags);
+    std::optional<eval::Tensor> t = eval::read_npy(path, diags);
     if (!t) return std::nullopt;
     options.shapes.inputs[name] = t->shape();
     tensors.emplace(name, std::move(*t));
@@ -56,14 +56,14 @@ std::optional<std::map<std::string, runtime::Tensor>> bind_inputs(const Graph& g
   return tensors;
 }
 
-std::vector<runtime::Tensor> make_inputs(const runtime::Executable& exe,
-                                         const std::map<std::string, runtime::Tensor>& files,
+std::vector<eval::Tensor> make_inputs(const runtime::Executable& exe,
+                                         const std::map<std::string, eval::Tensor>& files,
                                          uint64_t seed) {
-  std::vector<runtime::Tensor> result;
+  std::vector<eval::Tensor> result;
   for (size_t i = 0; i < exe.inputs().size(); ++i) {
     const runtime::TensorInfo& info = exe.inputs()[i];
     auto it = files.find(info.name);
-    result.push_back(it != files.end() ? it->second : runtime::Tensor::random(info.shape, seed + i));
+    result.push_back(it != files.end() ? it->second : eval::Tensor::random(info.shape, seed + i));
   }
   return result;
 }

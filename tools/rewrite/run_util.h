@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/model_json.h"
+#include "engine/io/model_json.h"
 #include "runtime/executable.h"
 
 namespace graft::cli {
@@ -29,14 +29,14 @@ struct RunInputs {
 /// shape: a file's shape, else the declared one with symbolic leading dims set to --batch
 /// (default 1). Returns the tensors read (by input name), or nullopt after reporting an
 /// unknown input name (with a suggestion) or a bad file.
-[[nodiscard]] std::optional<std::map<std::string, runtime::Tensor>> bind_inputs(
+[[nodiscard]] std::optional<std::map<std::string, eval::Tensor>> bind_inputs(
     const Graph& graph, const RunInputs& inputs, runtime::CompileOptions& options,
     DiagnosticEngine& diags);
 
 /// The input tensors for `exe`, in order: the files read, random values (uniform in [-1, 1),
 /// seeded per input from `seed`) for the rest.
-std::vector<runtime::Tensor> make_inputs(const runtime::Executable& exe,
-                                         const std::map<std::string, runtime::Tensor>& files,
+std::vector<eval::Tensor> make_inputs(const runtime::Executable& exe,
+                                         const std::map<std::string, eval::Tensor>& files,
                                          uint64_t seed);
 
 }  // namespace graft::cli

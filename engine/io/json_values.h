@@ -1,0 +1,44 @@
+// JSON <-> attribute values, shared by the model loader and writer so that what one writes the
+// other reads back unchanged (ints stay ints, floats stay floats: torch keeps 1 and 1.0 apart).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/ir/attr.h"
+
+namespace graft {
+
+/// null, bool, int, float, string, a list of ints, or a list of numbers (-> float list).
+/// Returns nullopt and sets `error` for anything else (objects, nested or mixed lists).
+std::optional<AttrValue> attr_from_json(const nlohmann::json& j, std::string* error);
+nlohmann::json attr_to_json(const AttrValue& value);
+
+/// A scalar operand (`x * 0.5`, `x + 1`). graft computes with scalars as float64, so an
+/// integer is accepted only if it fits int64 and float64 holds it exactly (every integer up
+/// to 2^53, larger ones when they are multiples of a power of two); anything else would be
+/// silently changed, so nullopt and `error` set.
+std::optional<Scalar> scalar_from_json(const nlohmann::json& j, std::string* error);
+/// The JSON of a scalar operand: an integer for an integer scalar, a float otherwise. nullopt
+/// for one JSON cannot hold exactly: a float that is not finite, an integer outside int64.
+std::optional<nlohmann::json> scalar_to_json(const Scalar& s);
+/// Whether JSON holds `value` exactly (its floats are finite); `error` says what does not.
+bool attr_json_representable(const AttrValue& value, std::string* error);
+
+/// Appends `s` as nlohmann's dump() writes a JSON string: printable ASCII as it is, the rest
+/// escaped by nlohmann itself, which throws on invalid UTF-8 unless `replace_invalid` (then
+/// U+FFFD stands for it).
+void append_json_string(std::string& out, std::string_view s, bool replace_invalid = false);
+
+/// Appends an integer as nlohmann's dump() writes one.
+void append_json_integer(std::string& out, int64_t i);
+void append_json_integer(std::string& out, uint64_t u);
+
+/// RFC 6901 escaping of one JSON pointer token ('~' -> "~0", '/' -> "~1").
+std::string json_pointer_token(const std::string& key);
+
+}  // namespace graft

@@ -1,0 +1,119 @@
+// Reads safetensors files (safetensors_writer.cpp writes them). The reader checks the whole header before it hands out a
+// single tensor: every problem becomes a diagnostic located by the header's JSON pointer, and no
+// byte outside the input is ever read. Tensor data is never copied: ConstantTensor::data points
+// into the mapping and ConstantTensor::owner keeps the mapping alive.
+#include "engine/io/safetensors.h"
+
+#include <sys/mman.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <limits>
+#include <system_error>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "engine/io/safetensors_header.h"
+#include "engine/support/confined_path.h"
+#include "engine/support/input_file.h"
+
+namespace graft {
+namespace {
+
+constexpr size_t kLengthBytes = 8;  // the u64 header length in front of the header
+
+std::string errno_text(int err) { return std::error_code(err, std::generic_category()).message(); }
+
+/// Reads the u64 byte by byte: the input has no alignment guarantee and the host may not be
+/// little-endian.
+uint64_t read_u64_le(const std::byte* p) {
+  uint64_t value = 0;
+  for (int i = 7; i >= 0; --i) value = (value << 8) | std::to_integer<uint64_t>(p[i]);
+  return value;
+}
+
+}  // namespace
+
+// ** MappedFile **
+
+std::shared_ptr<const MappedFile> MappedFile::open(const std::string& path, std::string* error,
+                                                   const FileConfinement* confinement) {
+  // Only the header is read up front (checked against its own limit), so no size limit here.
+  std::string why;
+  std::optional<InputFile> input =
+      InputFile::open(path, {"safetensors file", std::numeric_limits<uint64_t>::max()}, &why);
+  if (!input) {
+    if (error != nullptr) *error = why;
+    return nullptr;
+  }
+  if (confinement != nullptr && !confinement->check_opened(input->fd(), path, &why)) {
+    if (error != nullptr) *error = why;
+    return nullptr;
+  }
+  std::shared_ptr<MappedFile> file(new MappedFile());
+  file->size_ = static_cast<size_t>(input->size());
+  // mmap rejects length 0, so an empty file stays unmapped (data() == nullptr) and the parser
+  // reports it as too small. Limitation: if another process truncates the file while it is
+  // mapped, reading the lost pages raises SIGBUS; graft does not guard against that.
+  if (file->size_ > 0) {
+    void* p = ::mmap(nullptr, file->size_, PROT_READ, MAP_PRIVATE, input->fd(), 0);
+    if (p == MAP_FAILED) {
+      if (error != nullptr) *error = "cannot map '" + path + "': " + errno_text(errno);
+      return nullptr;
+    }
+    file->data_ = static_cast<const std::byte*>(p);
+  }
+  return file;  // the mapping holds its own reference to the file, which `input` closes
+}
+
+MappedFile::~MappedFile() {
+  if (data_ != nullptr) ::munmap(const_cast<std::byte*>(data_), size_);
+}
+
+// ** Reading **
+
+std::optional<SafetensorsFile> read_safetensors(const std::string& path, DiagnosticEngine& diags,
+                                                const FileConfinement* confinement) {
+  std::string error;
+  std::shared_ptr<const MappedFile> file = MappedFile::open(path, &error, confinement);
+  if (file == nullptr) {
+    diags.error(DiagLocation::in_file(path), error);
+    return std::nullopt;
+  }
+  return parse_safetensors(file->data(), file->size(), file, path, diags);
+}
+
+std::optional<SafetensorsFile> parse_safetensors(const std::byte* data, size_t size,
+                                                 std::shared_ptr<const void> owner,
+                                                 const std::string& display_name,
+                                                 DiagnosticEngine& diags) {
+  if (size < kLengthBytes) {
+    diags.error(DiagLocation::in_file(display_name),
+                fmt::format("file too small for a safetensors header: {} bytes, expected at "
+                            "least 8",
+                            size));
+    return std::nullopt;
+  }
+  uint64_t header_length = read_u64_le(data);
+  uint64_t room = size - kLengthBytes;
+  if (header_length > room) {
+    diags.error(DiagLocation::in_file(display_name),
+                fmt::format("header length {} exceeds the file size of {} bytes (at most {} "
+                            "bytes can follow the 8-byte length)",
+                            header_length, size, room));
+    return std::nullopt;
+  }
+  if (header_length > detail::kMaxSafetensorsHeaderBytes) {
+    diags.error(DiagLocation::in_file(display_name),
+                fmt::format("header length {} exceeds the limit of {} bytes (as in the reference "
+                            "implementation; real headers take a few hundred bytes per tensor)",
+                            header_length, detail::kMaxSafetensorsHeaderBytes));
+    return std::nullopt;
+  }
+  return detail::parse_safetensors_header(
+      {reinterpret_cast<const char*>(data + kLengthBytes), header_length},
+      data + kLengthBytes + header_length, room - header_length, owner, display_name, diags);
+}
+
+}  // namespace graft

@@ -1,0 +1,56 @@
+// The safetensors format: read with full bounds checking (memory-mapped, no copies); written
+// by safetensors_writer.h. https://huggingface.co/docs/safetensors — an 8-byte little-endian
+// header length, a JSON header {name: {dtype, shape, data_offsets}, "__metadata__": {…}}, data.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "engine/ir/constants.h"
+#include "engine/support/confined_path.h"
+#include "engine/support/diagnostics.h"
+
+namespace graft {
+
+/// A memory-mapped file; unmapped when the last ConstantTensor pointing into it is gone.
+class MappedFile {
+ public:
+  /// Maps `path` read-only. Returns nullptr and sets `error` if it cannot be opened or mapped,
+  /// is not a regular file (engine/support/input_file.h), or if `confinement` is given and the
+  /// opened file lies outside its folders.
+  static std::shared_ptr<const MappedFile> open(const std::string& path, std::string* error,
+                                                const FileConfinement* confinement = nullptr);
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+
+  const std::byte* data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  MappedFile() = default;
+  const std::byte* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+struct SafetensorsFile {
+  std::map<std::string, ConstantTensor> tensors;
+  std::map<std::string, std::string> metadata;
+};
+
+/// Reads and validates a safetensors file. Returns nullopt after reporting every problem to
+/// `diags` with the file name and the header's JSON pointer ("/conv.weight/data_offsets").
+/// As the reference reader does, it requires strict JSON (no NUL byte, no name twice) and
+/// tensors that cover the data section exactly: no hole, no overlap, no trailing byte. With
+/// `confinement`, the opened file must lie in its folders (a path from its resolve()).
+[[nodiscard]] std::optional<SafetensorsFile> read_safetensors(
+    const std::string& path, DiagnosticEngine& diags,
+    const FileConfinement* confinement = nullptr);
+/// The same, for bytes already in memory (tests, fuzzing); `owner` keeps them alive.
+[[nodiscard]] std::optional<SafetensorsFile> parse_safetensors(
+    const std::byte* data, size_t size, std::shared_ptr<const void> owner,
+    const std::string& display_name, DiagnosticEngine& diags);
+
+}  // namespace graft

@@ -1,0 +1,230 @@
+// Shape functions of convolution and the matrix products (linear, matmul), after torch's
+// ConvUtils.h (conv_output_size, check_shape_forward) and LinearAlgebra.cpp (matmul).
+#include <algorithm>
+
+#include "engine/ops/shape_fns.h"
+#include "engine/ops/shape_infer.h"
+
+namespace graft::shape_fns {
+namespace {
+
+bool same_dtype(const InferInputs& in, size_t a, size_t b, std::string* error) {
+  const TensorType* ta = in.type(a);
+  const TensorType* tb = in.type(b);
+  if (ta == nullptr || tb == nullptr || ta->dtype == tb->dtype) return true;
+  *error = operand_name(in, b) + " has dtype " + dtype_name(tb->dtype) + " but " +
+           operand_name(in, a) + " has " + dtype_name(ta->dtype) + " (they must match)";
+  return false;
+}
+
+bool differ(Dim a, Dim b) { return is_concrete(a) && is_concrete(b) && a != b; }
+
+struct ConvParams {
+  std::array<int64_t, 2> stride, padding, dilation;
+  int64_t groups;
+};
+
+/// The attributes, after torch's checks: stride > 0, padding >= 0, dilation > 0, groups > 0.
+std::optional<ConvParams> conv_params(const InferInputs& in, std::string* error) {
+  auto stride = pair_attr(in, "stride", error);
+  auto padding = stride ? pair_attr(in, "padding", error) : std::nullopt;
+  auto dilation = padding ? pair_attr(in, "dilation", error) : std::nullopt;
+  if (!dilation) return std::nullopt;
+  for (int i = 0; i < 2; ++i) {
+    if ((*stride)[i] <= 0 || (*dilation)[i] <= 0 || (*padding)[i] < 0) {
+      *error = "stride and dilation must be positive and padding non-negative, got stride=" +
+               ints_to_string({(*stride)[0], (*stride)[1]}) +
+               ", padding=" + ints_to_string({(*padding)[0], (*padding)[1]}) +
+               ", dilation=" + ints_to_string({(*dilation)[0], (*dilation)[1]});
+      return std::nullopt;
+    }
+  }
+  int64_t groups = in.int_attr("groups");
+  if (groups < 1) {
+    *error = "groups must be positive, got " + std::to_string(groups);
+    return std::nullopt;
+  }
+  return ConvParams{*stride, *padding, *dilation, groups};
+}
+
+/// torch's check_shape_forward on the weight (O, C/groups, kH, kW) and bias against the input
+/// whose channels are dim `c`: a kernel of at least 1x1, at least `groups` output channels
+/// that groups divides, and C == weight channels * groups.
+bool check_conv_weight(const InferInputs& in, const TensorType& x, const TensorType& w,
+                       int64_t groups, size_t c, std::string* error) {
+  for (size_t i = 2; i < 4; ++i) {
+    if (is_concrete(w.shape[i]) && w.shape[i] < 1) {
+      *error = "weight " + shape_to_string(w.shape) + " has the kernel size " +
+               shape_to_string({w.shape[2], w.shape[3]}) + ", expected at least 1 in each dim";
+      return false;
+    }
+  }
+  Dim out_channels = w.shape[0];
+  if (is_concrete(out_channels) && out_channels < groups) {
+    *error = "weight has " + std::to_string(out_channels) +
+             " output channels, expected at least groups=" + std::to_string(groups);
+    return false;
+  }
+  if (is_concrete(out_channels) && out_channels % groups != 0) {
+    *error = "weight has " + std::to_string(out_channels) +
+             " output channels, which groups=" + std::to_string(groups) + " does not divide";
+    return false;
+  }
+  int64_t channels = 0;
+  bool overflow =
+      is_concrete(w.shape[1]) && __builtin_mul_overflow(w.shape[1], groups, &channels);
+  if (overflow || (is_concrete(w.shape[1]) && differ(x.shape[c], channels))) {
+    *error = "input has " + dim_to_string(x.shape[c]) + " channels, weight " +
+             shape_to_string(w.shape) + " with groups=" + std::to_string(groups) + " expects " +
+             (overflow ? "more than int64 can count" : std::to_string(channels));
+    return false;
+  }
+  if (const TensorType* bias = in.type(2);
+      bias && (bias->rank() != 1 || differ(bias->shape[0], out_channels))) {
+    *error = "bias has shape " + shape_to_string(bias->shape) + ", expected [" +
+             dim_to_string(out_channels) + "] (the weight's output channels)";
+    return false;
+  }
+  return true;
+}
+
+/// torch's conv_output_size for spatial dim `d` of the input: (size + 2 * padding -
+/// (dilation * (kernel - 1) + 1)) / stride + 1, with every step checked for int64 overflow
+/// (torch wraps around there and returns a wrong size). nullopt after setting `error`.
+std::optional<Dim> conv_output_dim(const TensorType& x, const TensorType& w, size_t d,
+                                   const ConvParams& p, std::string* error) {
+  size_t i = d - (x.shape.size() - 2);  // 0 for H, 1 for W
+  Dim size = x.shape[d];
+  Dim kernel = w.shape[2 + i];
+  if (!is_concrete(size) || !is_concrete(kernel)) return unknown_dim();
+  int64_t padded = 0, extent = 0;
+  if (__builtin_mul_overflow(p.padding[i], 2, &padded) ||
+      __builtin_add_overflow(padded, size, &padded)) {
+    *error = "padding=" + ints_to_string({p.padding[0], p.padding[1]}) +
+             " is out of range: the padded input overflows int64 in dim " + std::to_string(d);
+    return std::nullopt;
+  }
+  // The dilated kernel's span; kernel >= 1 was checked.
+  if (__builtin_mul_overflow(p.dilation[i], kernel - 1, &extent) ||
+      __builtin_add_overflow(extent, 1, &extent)) {
+    *error = "dilation=" + ints_to_string({p.dilation[0], p.dilation[1]}) +
+             " is out of range: the dilated kernel " + shape_to_string({w.shape[2], w.shape[3]}) +
+             " overflows int64 in dim " + std::to_string(d);
+    return std::nullopt;
+  }
+  if (padded < extent) {
+    *error = "kernel " + shape_to_string({w.shape[2], w.shape[3]}) + " with dilation " +
+             ints_to_string({p.dilation[0], p.dilation[1]}) + " spans " +
+             std::to_string(extent) + " but the padded input has " + std::to_string(padded) +
+             " along dim " + std::to_string(d) + " of " + shape_to_string(x.shape);
+    return std::nullopt;
+  }
+  return (padded - extent) / p.stride[i] + 1;
+}
+
+}  // namespace
+
+Result conv2d(const InferInputs& in, std::string* error) {
+  const TensorType* x = require_tensor(in, 0, error);
+  const TensorType* w = x ? require_tensor(in, 1, error) : nullptr;
+  if (w == nullptr) return std::nullopt;
+  // torch accepts an unbatched (C, H, W) input and then returns (O, H', W').
+  if (x->rank() != 4 && x->rank() != 3) {
+    *error = "input has " + std::to_string(x->rank()) +
+             " dims, expected 4 (N, C, H, W) or 3 (C, H, W)";
+    return std::nullopt;
+  }
+  if (w->rank() != 4) {
+    *error = "weight has " + std::to_string(w->rank()) +
+             " dims, expected 4 (out_channels, in_channels/groups, kH, kW)";
+    return std::nullopt;
+  }
+  if (!same_dtype(in, 0, 1, error) || !same_dtype(in, 0, 2, error)) return std::nullopt;
+  std::optional<ConvParams> params = conv_params(in, error);
+  size_t c = x->shape.size() - 3;  // channel dim of the input
+  if (!params || !check_conv_weight(in, *x, *w, params->groups, c, error)) return std::nullopt;
+  Shape out = x->shape;
+  out[c] = w->shape[0];
+  for (size_t d = c + 1; d < out.size(); ++d) {
+    std::optional<Dim> size = conv_output_dim(*x, *w, d, *params, error);
+    if (!size) return std::nullopt;
+    out[d] = *size;
+  }
+  return TensorType{x->dtype, out};
+}
+
+Result linear(const InferInputs& in, std::string* error) {
+  const TensorType* x = require_tensor(in, 0, error);
+  const TensorType* w = x ? require_tensor(in, 1, error) : nullptr;
+  if (w == nullptr) return std::nullopt;
+  if (x->rank() < 1) {
+    *error = "input is 0-d, expected at least 1 dim (…, in_features)";
+    return std::nullopt;
+  }
+  // torch.nn.functional.linear is input @ weight.T (+ bias): a 1-d weight is a vector.
+  if (w->rank() != 2 && w->rank() != 1) {
+    *error = "weight has " + std::to_string(w->rank()) +
+             " dims, expected 2 (out_features, in_features)";
+    return std::nullopt;
+  }
+  if (!same_dtype(in, 0, 1, error) || !same_dtype(in, 0, 2, error)) return std::nullopt;
+  if (differ(x->shape.back(), w->shape.back())) {
+    *error = "input has " + dim_to_string(x->shape.back()) + " features (last dim of " +
+             shape_to_string(x->shape) + "), weight " + shape_to_string(w->shape) + " expects " +
+             dim_to_string(w->shape.back());
+    return std::nullopt;
+  }
+  Shape out(x->shape.begin(), x->shape.end() - 1);
+  if (w->rank() == 2) out.push_back(w->shape[0]);
+  if (const TensorType* bias = in.type(2)) {
+    // The bias is added with broadcasting, so [1] or [out_features] both work.
+    std::optional<Shape> sum = broadcast_shapes(out, bias->shape);
+    if (!sum || sum->size() != out.size() ||
+        !std::equal(sum->begin(), sum->end(), out.begin(),
+                    [](Dim a, Dim b) { return !differ(a, b); })) {
+      *error = "bias has shape " + shape_to_string(bias->shape) +
+               ", which does not broadcast to the result " + shape_to_string(out);
+      return std::nullopt;
+    }
+  }
+  return TensorType{x->dtype, out};
+}
+
+Result matmul(const InferInputs& in, std::string* error) {
+  const TensorType* a = require_tensor(in, 0, error);
+  const TensorType* b = a ? require_tensor(in, 1, error) : nullptr;
+  if (b == nullptr) return std::nullopt;
+  if (a->rank() == 0 || b->rank() == 0) {
+    *error = "both operands need at least 1 dim, got shapes " + shape_to_string(a->shape) +
+             " and " + shape_to_string(b->shape);
+    return std::nullopt;
+  }
+  if (!same_dtype(in, 0, 1, error)) return std::nullopt;
+  // torch.matmul: a 1-d left operand is a row vector (a 1 is prepended, then removed), a 1-d
+  // right operand a column vector; the dims before the last two broadcast.
+  Shape lhs = a->shape;
+  Shape rhs = b->shape;
+  if (lhs.size() == 1) lhs.insert(lhs.begin(), 1);
+  if (rhs.size() == 1) rhs.push_back(1);
+  Dim k_lhs = lhs.back();
+  Dim k_rhs = rhs[rhs.size() - 2];
+  if (differ(k_lhs, k_rhs)) {
+    *error = "cannot multiply " + shape_to_string(a->shape) + " by " + shape_to_string(b->shape) +
+             " (contracted dims " + dim_to_string(k_lhs) + " and " + dim_to_string(k_rhs) +
+             " differ)";
+    return std::nullopt;
+  }
+  Shape batch_lhs(lhs.begin(), lhs.end() - 2);
+  Shape batch_rhs(rhs.begin(), rhs.end() - 2);
+  std::optional<Shape> out = broadcast_shapes(batch_lhs, batch_rhs);
+  if (!out) {
+    *error = "batch dims " + shape_to_string(batch_lhs) + " and " + shape_to_string(batch_rhs) +
+             " cannot be broadcast";
+    return std::nullopt;
+  }
+  if (a->rank() > 1) out->push_back(lhs[lhs.size() - 2]);
+  if (b->rank() > 1) out->push_back(rhs.back());
+  return TensorType{a->dtype, *out};
+}
+
+}  // namespace graft::shape_fns

@@ -1,0 +1,407 @@
+// Reference kernels, part 1: the op dispatch, elementwise ops (unary, binary with torch
+// broadcasting), data movement (views, permute, identity) and the graph interpreter.
+// Everything is a plain loop over row-major float32 data; clarity over speed.
+#include "eval/reference.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+
+#include "eval/concretize.h"
+#include "eval/elementwise_formulas.h"
+#include "eval/reference_internal.h"
+
+namespace graft::eval {
+namespace ref {
+
+const AttrValue* Call::attr(const std::string& name) const {
+  int index = node.schema() ? node.schema()->attr_index(name) : -1;
+  if (index < 0) {
+    fail("op '" + node.target() + "' has no attribute '" + name + "'");
+    return nullptr;
+  }
+  return &node.attrs()[static_cast<size_t>(index)];
+}
+
+std::optional<int64_t> Call::int_attr(const std::string& name) const {
+  const AttrValue* v = attr(name);
+  if (!v) return std::nullopt;
+  if (const auto* i = std::get_if<int64_t>(v)) return *i;
+  fail("attribute '" + name + "' is not an int");
+  return std::nullopt;
+}
+
+std::optional<double> Call::float_attr(const std::string& name, double none_value) const {
+  const AttrValue* v = attr(name);
+  if (!v) return std::nullopt;
+  if (is_none(*v)) return none_value;
+  if (const auto* d = std::get_if<double>(v)) return *d;
+  if (const auto* i = std::get_if<int64_t>(v)) return static_cast<double>(*i);
+  fail("attribute '" + name + "' is not a number");
+  return std::nullopt;
+}
+
+std::optional<bool> Call::bool_attr(const std::string& name) const {
+  const AttrValue* v = attr(name);
+  if (!v) return std::nullopt;
+  if (const auto* b = std::get_if<bool>(v)) return *b;
+  fail("attribute '" + name + "' is not a bool");
+  return std::nullopt;
+}
+
+std::optional<std::string> Call::str_attr(const std::string& name) const {
+  const AttrValue* v = attr(name);
+  if (!v) return std::nullopt;
+  if (const auto* s = std::get_if<std::string>(v)) return *s;
+  fail("attribute '" + name + "' is not a string");
+  return std::nullopt;
+}
+
+std::optional<std::vector<int64_t>> Call::ints_attr(const std::string& name) const {
+  const AttrValue* v = attr(name);
+  if (!v) return std::nullopt;
+  if (is_none(*v)) return std::vector<int64_t>{};
+  if (const auto* l = std::get_if<std::vector<int64_t>>(v)) return *l;
+  if (const auto* i = std::get_if<int64_t>(v)) return std::vector<int64_t>{*i};
+  if (const auto* d = std::get_if<std::vector<double>>(v); d && d->empty()) {
+    return std::vector<int64_t>{};
+  }
+  fail("attribute '" + name + "' is not a list of ints");
+  return std::nullopt;
+}
+
+std::vector<int64_t> strides_of(const Shape& shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (size_t i = shape.size(); i-- > 1;) strides[i - 1] = strides[i] * shape[i];
+  return strides;
+}
+
+std::optional<float> activate(const std::string& name, double alpha, double beta, float x) {
+  if (name == "none") return x;
+  std::optional<ElementOp> op = element_op_named(name);
+  if (!op || !is_activation(*op)) return std::nullopt;
+  float r = 0;
+  with_unary(*op, {alpha, beta}, [&](auto fn) { r = static_cast<float>(fn(x)); });
+  return r;
+}
+
+namespace {
+
+bool unary(const Call& call, Tensor& out) {
+  const Tensor* x = call.tensor(0);
+  if (!x) return call.fail("input must be a tensor");
+  const std::string& op = call.node.target();
+  std::string act = op;
+  double alpha = 0, beta = 0;
+  if (op == "hardtanh") {
+    auto lo = call.float_attr("min_val");
+    auto hi = call.float_attr("max_val");
+    if (!lo || !hi) return false;
+    alpha = *lo;
+    beta = *hi;
+  } else if (op == "leaky_relu") {
+    auto slope = call.float_attr("negative_slope");
+    if (!slope) return false;
+    alpha = *slope;
+  } else if (op == "elu") {
+    auto a = call.float_attr("alpha");
+    if (!a) return false;
+    alpha = *a;
+  } else if (op == "gelu" && call.node.schema()->attr_index("approximate") >= 0) {
+    auto approximate = call.str_attr("approximate");
+    if (!approximate) return false;
+    if (*approximate == "tanh") act = "gelu_tanh";
+  } else if (op == "clamp") {
+    auto lo = call.float_attr("min", -INFINITY);
+    auto hi = call.float_attr("max", INFINITY);
+    if (!lo || !hi) return false;
+    alpha = *lo;
+    beta = *hi;
+  } else if (op == "softplus") {
+    auto b = call.float_attr("beta");
+    auto threshold = call.float_attr("threshold");
+    if (!b || !threshold) return false;
+    alpha = *b;          // softplus's beta
+    beta = *threshold;   // and threshold
+  }
+  std::optional<ElementOp> formula = element_op_named(act);
+  if (!formula || is_binary(*formula)) return call.fail("no reference for '" + op + "'");
+  const float* in = x->f32();
+  float* o = out.f32();
+  // One instantiation of the loop per op: the formula inlines.
+  with_unary(*formula, {alpha, beta}, [&](auto fn) {
+    for (int64_t i = 0; i < out.numel(); ++i) {
+      o[i] = static_cast<float>(fn(static_cast<double>(in[i])));
+    }
+  });
+  return true;
+}
+
+/// Operand strides aligned to the output's dimensions: 0 where the operand is broadcast (a
+/// missing leading dimension or a size-1 one), so that walking the output with an odometer walks
+/// every operand too.
+std::vector<int64_t> broadcast_strides(const RefOperand& operand, const Shape& out_shape) {
+  std::vector<int64_t> strides(out_shape.size(), 0);
+  if (!operand.tensor) return strides;  // a scalar: every element reads the same value
+  const Shape& s = operand.tensor->shape();
+  std::vector<int64_t> own = strides_of(s);
+  size_t lead = out_shape.size() - s.size();
+  for (size_t d = lead; d < out_shape.size(); ++d) {
+    if (s[d - lead] != 1) strides[d] = own[d - lead];
+  }
+  return strides;
+}
+
+/// Calls `f(out_index, a_offset, b_offset)` for every output element in order. Adjacent
+/// dimensions that all three walk contiguously are merged first (w[8, 8, 3, 3] * s[8, 1, 1, 1]
+/// is an [8, 72] walk), so the odometer turns once per row, not once per element.
+template <typename F>
+void for_each_broadcast(const Shape& out_shape, std::vector<int64_t> sa, std::vector<int64_t> sb,
+                        F&& f) {
+  int64_t total = 1;
+  for (int64_t d : out_shape) total *= d;
+  if (total == 0) return;
+  std::vector<int64_t> shape(out_shape.begin(), out_shape.end());
+  // Merge dimension d into d + 1 when stepping d equals stepping d + 1 a whole row.
+  for (size_t d = shape.size(); d-- > 1;) {
+    size_t inner = d, outer = d - 1;
+    if (sa[outer] == sa[inner] * shape[inner] && sb[outer] == sb[inner] * shape[inner]) {
+      shape[inner] *= shape[outer];
+      shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(outer));
+      sa.erase(sa.begin() + static_cast<std::ptrdiff_t>(outer));
+      sb.erase(sb.begin() + static_cast<std::ptrdiff_t>(outer));
+    }
+  }
+  if (shape.empty()) {  // a scalar result
+    f(0, 0, 0);
+    return;
+  }
+  size_t rank = shape.size();
+  const int64_t row = shape[rank - 1], step_a = sa[rank - 1], step_b = sb[rank - 1];
+  std::vector<int64_t> index(rank, 0);
+  int64_t oa = 0, ob = 0;
+  for (int64_t i = 0; i < total; i += row) {
+    for (int64_t k = 0; k < row; ++k) f(i + k, oa + k * step_a, ob + k * step_b);
+    for (size_t d = rank - 1; d-- > 0;) {  // advance the outer dimensions
+      oa += sa[d];
+      ob += sb[d];
+      if (++index[d] < shape[d]) break;
+      oa -= sa[d] * shape[d];
+      ob -= sb[d] * shape[d];
+      index[d] = 0;
+    }
+  }
+}
+
+bool binary(const Call& call, Tensor& out) {
+  const std::string& op = call.node.target();
+  double alpha = 1;
+  if (call.node.schema()->attr_index("alpha") >= 0) {
+    auto a = call.float_attr("alpha", 1);
+    if (!a) return false;
+    alpha = *a;
+  }
+  // torch.div's rounding_mode: None (true division), 'trunc' or 'floor' of the quotient.
+  std::string rounding = "none";
+  if (op == "div") {
+    const AttrValue& mode = call.node.attr("rounding_mode");
+    if (const auto* m = std::get_if<std::string>(&mode)) rounding = *m;
+    if (rounding != "none" && rounding != "trunc" && rounding != "floor") {
+      return call.fail("div rounding_mode must be None, 'trunc' or 'floor', got '" + rounding + "'");
+    }
+  }
+  for (size_t i = 0; i < 2; ++i) {
+    if (!call.operands[i].tensor && !call.operands[i].scalar) return call.fail("missing operand");
+  }
+  // A scalar operand reads element 0 of a one-element buffer (its strides are all 0).
+  float scalar_a = call.operands[0].tensor ? 0.f : static_cast<float>(*call.operands[0].scalar);
+  float scalar_b = call.operands[1].tensor ? 0.f : static_cast<float>(*call.operands[1].scalar);
+  const float* a = call.operands[0].tensor ? call.operands[0].tensor->f32() : &scalar_a;
+  const float* b = call.operands[1].tensor ? call.operands[1].tensor->f32() : &scalar_b;
+  float* o = out.f32();
+  std::vector<int64_t> sa = broadcast_strides(call.operands[0], out.shape());
+  std::vector<int64_t> sb = broadcast_strides(call.operands[1], out.shape());
+  std::optional<ElementOp> formula = element_op_named(op);
+  if (!formula || !is_binary(*formula)) return call.fail("no reference for '" + op + "'");
+  if (rounding == "floor") formula = ElementOp::kDivFloor;
+  if (rounding == "trunc") formula = ElementOp::kDivTrunc;
+  // One instantiation of the loop per op: the formula inlines.
+  with_binary(*formula, {alpha}, [&](auto fn) {
+    for_each_broadcast(out.shape(), sa, sb, [&](int64_t i, int64_t ia, int64_t ib) {
+      o[i] = static_cast<float>(fn(static_cast<double>(a[ia]), static_cast<double>(b[ib])));
+    });
+  });
+  return true;
+}
+
+/// flatten, reshape, squeeze, unsqueeze, dropout, contiguous, clone: the bytes are unchanged.
+bool copy(const Call& call, Tensor& out) {
+  const Tensor* x = call.tensor(0);
+  if (!x || x->numel() != out.numel()) return call.fail("input and result sizes differ");
+  if (call.node.target() == "dropout" && call.node.schema()->attr_index("training") >= 0) {
+    auto training = call.bool_attr("training");
+    if (!training) return false;
+    if (*training) return call.fail("dropout in training mode is random");
+  }
+  if (out.nbytes() > 0) std::memcpy(out.data(), x->data(), out.nbytes());
+  return true;
+}
+
+bool permute(const Call& call, Tensor& out) {
+  const Tensor* x = call.tensor(0);
+  if (!x) return call.fail("input must be a tensor");
+  const auto rank = static_cast<int64_t>(x->shape().size());
+  std::vector<int64_t> perm(static_cast<size_t>(rank));
+  for (int64_t i = 0; i < rank; ++i) perm[static_cast<size_t>(i)] = i;
+  auto norm = [&](int64_t d) { return d < 0 ? d + rank : d; };
+  if (call.node.target() == "permute") {
+    auto dims = call.ints_attr("dims");
+    if (!dims) return false;
+    for (size_t i = 0; i < perm.size() && i < dims->size(); ++i) perm[i] = norm((*dims)[i]);
+  } else {
+    auto d0 = call.int_attr("dim0");
+    auto d1 = call.int_attr("dim1");
+    if (!d0 || !d1) return false;
+    std::swap(perm[static_cast<size_t>(norm(*d0))], perm[static_cast<size_t>(norm(*d1))]);
+  }
+  std::vector<int64_t> in_strides = strides_of(x->shape());
+  std::vector<int64_t> out_strides = strides_of(out.shape());
+  for (int64_t i = 0; i < out.numel(); ++i) {
+    int64_t offset = 0;
+    for (size_t d = 0; d < perm.size(); ++d) {
+      int64_t index = i / out_strides[d] % out.shape()[d];
+      offset += index * in_strides[static_cast<size_t>(perm[d])];
+    }
+    out.f32()[i] = x->f32()[offset];
+  }
+  return true;
+}
+
+const std::map<std::string, Kernel, std::less<>>& kernels() {
+  static const std::map<std::string, Kernel, std::less<>> table = {
+      {"conv2d", conv2d}, {"conv2d_post", conv2d_post}, {"linear", linear},
+      {"linear_post", linear_post}, {"matmul", matmul}, {"batch_norm", batch_norm},
+      {"layer_norm", layer_norm}, {"max_pool2d", pool2d}, {"avg_pool2d", pool2d},
+      {"adaptive_avg_pool2d", adaptive_pool2d}, {"adaptive_max_pool2d", adaptive_pool2d},
+      {"mean", reduce}, {"sum", reduce}, {"amax", reduce}, {"softmax", softmax}, {"log_softmax", softmax},
+      {"cat", cat},
+      {"add", binary}, {"sub", binary}, {"mul", binary}, {"div", binary}, {"pow", binary},
+      {"maximum", binary}, {"minimum", binary},
+      {"flatten", copy}, {"reshape", copy}, {"squeeze", copy}, {"unsqueeze", copy},
+      {"dropout", copy}, {"contiguous", copy}, {"clone", copy},
+      {"permute", permute}, {"transpose", permute},
+      {"relu", unary}, {"relu6", unary}, {"hardtanh", unary}, {"leaky_relu", unary},
+      {"elu", unary}, {"hardswish", unary}, {"hardsigmoid", unary}, {"silu", unary},
+      {"sigmoid", unary}, {"gelu", unary}, {"tanh", unary}, {"sqrt", unary}, {"rsqrt", unary},
+      {"exp", unary}, {"log", unary}, {"neg", unary}, {"reciprocal", unary}, {"abs", unary},
+      {"erf", unary}, {"clamp", unary}, {"softplus", unary},
+  };
+  return table;
+}
+
+}  // namespace
+}  // namespace ref
+
+bool has_reference(std::string_view op) { return ref::kernels().count(op) > 0; }
+
+bool reference_op(const Node& node, const std::vector<RefOperand>& operands, Tensor& out,
+                  std::string* error) {
+  auto it = ref::kernels().find(node.target());
+  if (it == ref::kernels().end()) {
+    *error = "no reference kernel for op '" + node.target() + "'";
+    return false;
+  }
+  if (out.dtype() != DType::kFloat32) {
+    *error = "reference kernels compute float32 only";
+    return false;
+  }
+  for (const RefOperand& o : operands) {
+    if (o.tensor && o.tensor->dtype() != DType::kFloat32) {
+      *error = "reference kernels compute float32 only";
+      return false;
+    }
+  }
+  return it->second(ref::Call{node, operands, error}, out);
+}
+
+namespace {
+
+/// Adds e * max(|v|, 1) to each element v of float32 `t`, |e| <= noise.relative, from a
+/// splitmix64 stream seeded per node, so that a run is repeatable.
+void add_rounding_noise(Tensor& t, const RoundingNoise& noise, uint64_t node_id) {
+  if (t.dtype() != DType::kFloat32) return;
+  uint64_t state = noise.seed * 0x9E3779B97F4A7C15ull + node_id;
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    const double unit = static_cast<double>(z >> 11) * 0x1.0p-53 * 2 - 1;  // [-1, 1)
+    const double v = t.f32()[i];
+    t.f32()[i] = static_cast<float>(v + noise.relative * unit * std::max(std::fabs(v), 1.0));
+  }
+}
+
+}  // namespace
+
+std::optional<std::vector<Tensor>> run_reference(const Graph& graph,
+                                                 const std::vector<Tensor>& inputs,
+                                                 DiagnosticEngine& diags,
+                                                 const std::optional<RoundingNoise>& noise) {
+  std::vector<Node*> placeholders = graph.placeholders();
+  if (placeholders.size() != inputs.size()) {
+    diags.error({}, "the model has " + std::to_string(placeholders.size()) + " inputs, " +
+                        std::to_string(inputs.size()) + " given");
+    return std::nullopt;
+  }
+  ShapeBindings bindings;
+  for (size_t i = 0; i < inputs.size(); ++i) bindings.inputs[placeholders[i]->name()] = inputs[i].shape();
+  std::unique_ptr<Graph> g = concretize_graph(graph, bindings, "", diags);
+  if (!g) return std::nullopt;
+  std::vector<Tensor> values(g->id_bound());
+  size_t next_input = 0;
+  std::vector<Tensor> outputs;
+  for (Node* n : g->nodes()) {
+    switch (n->kind()) {
+      case NodeKind::kPlaceholder:
+        values[n->id()] = inputs[next_input++];
+        break;
+      case NodeKind::kGetAttr: {
+        const ConstantTensor* c = g->constant(*n);
+        values[n->id()] = Tensor::borrow(c->dtype(), c->shape(), const_cast<std::byte*>(c->data));
+        break;
+      }
+      case NodeKind::kCallFunction: {
+        std::vector<RefOperand> operands;
+        for (const Input& in : n->inputs()) {
+          RefOperand o;
+          if (in.is_node()) o.tensor = &values[in.node->id()];
+          if (in.is_scalar()) o.scalar = in.scalar.value;
+          operands.push_back(o);
+        }
+        Tensor out = Tensor::zeros(n->type()->dtype, n->type()->shape);
+        std::string error;
+        if (!reference_op(*n, operands, out, &error)) {
+          diags.error({}, "node '" + n->name() + "' (" + n->target() + "): " + error);
+          return std::nullopt;
+        }
+        if (noise) add_rounding_noise(out, *noise, n->id());
+        values[n->id()] = std::move(out);
+        break;
+      }
+      case NodeKind::kOutput:
+        for (const Input& in : n->inputs()) {
+          if (!in.is_node()) {
+            diags.error({}, "graph outputs must be tensors");
+            return std::nullopt;
+          }
+          outputs.push_back(values[in.node->id()].clone());
+        }
+        break;
+    }
+  }
+  return outputs;
+}
+
+}  // namespace graft::eval

@@ -1,0 +1,57 @@
+// Shared pieces of the reference kernels (reference.cpp: elementwise and data movement;
+// reference_nn.cpp: convolution, pooling, normalization, matrix products, reductions).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "eval/reference.h"
+
+namespace graft::eval::ref {
+
+/// A node with its operands and checked attribute access for the reference kernels.
+struct Call {
+  const Node& node;
+  const std::vector<RefOperand>& operands;
+  std::string* error;
+
+  const Tensor* tensor(size_t i) const {
+    return i < operands.size() ? operands[i].tensor : nullptr;
+  }
+  /// The attribute, or nullptr after setting `error` if the schema lacks it.
+  const AttrValue* attr(const std::string& name) const;
+  std::optional<int64_t> int_attr(const std::string& name) const;
+  std::optional<double> float_attr(const std::string& name, double none_value = 0) const;
+  std::optional<bool> bool_attr(const std::string& name) const;
+  std::optional<std::string> str_attr(const std::string& name) const;
+  /// An int list; None gives an empty list and a single int a one-element list.
+  std::optional<std::vector<int64_t>> ints_attr(const std::string& name) const;
+  bool fail(const std::string& message) const {
+    *error = message;
+    return false;
+  }
+};
+
+using Kernel = bool (*)(const Call& call, Tensor& out);
+
+/// Row-major strides of `shape`.
+std::vector<int64_t> strides_of(const Shape& shape);
+/// Applies the named activation (the fused ops' vocabulary) to one value.
+std::optional<float> activate(const std::string& name, double alpha, double beta, float x);
+
+// reference_nn.cpp
+bool conv2d(const Call& call, Tensor& out);
+bool conv2d_post(const Call& call, Tensor& out);
+bool linear(const Call& call, Tensor& out);
+bool linear_post(const Call& call, Tensor& out);
+bool matmul(const Call& call, Tensor& out);
+bool batch_norm(const Call& call, Tensor& out);
+bool layer_norm(const Call& call, Tensor& out);
+bool pool2d(const Call& call, Tensor& out);
+bool adaptive_pool2d(const Call& call, Tensor& out);
+bool reduce(const Call& call, Tensor& out);
+bool softmax(const Call& call, Tensor& out);
+bool cat(const Call& call, Tensor& out);
+
+}  // namespace graft::eval::ref

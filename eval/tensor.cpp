@@ -1,0 +1,135 @@
+// Host tensor helpers: allocation, random fill, comparison and summaries.
+#include "eval/tensor.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <sstream>
+
+#include "engine/support/check.h"
+#include "eval/allocation.h"
+
+namespace graft::eval {
+namespace {
+
+std::shared_ptr<void> allocate(DType dtype, const Shape& shape) {
+  // Callers check shapes they are given, so this is the last line: a byte count that
+  // overflowed would have wrapped into an absurd request ("cannot allocate 14.0 EiB").
+  std::optional<int64_t> count = element_count(shape);
+  const auto size = static_cast<int64_t>(dtype_size(dtype));
+  if (!count || *count > kMaxTensorBytes / size) {
+    throw AllocationError(size_limit_message({dtype, shape}));
+  }
+  const auto bytes = static_cast<size_t>(*count * size);
+  // 64-byte alignment matches oneDNN's preference for user buffers (a cache line, AVX-512).
+  return allocate_buffer(bytes, 64, true,
+                         [&] { return "a tensor of " + type_to_string({dtype, shape}); });
+}
+
+}  // namespace
+
+int64_t Tensor::numel() const {
+  // A zero anywhere makes an empty tensor whose other dims may multiply past int64.
+  if (std::find(shape_.begin(), shape_.end(), 0) != shape_.end()) return 0;
+  int64_t n = 1;
+  for (Dim d : shape_) n *= d;
+  return n;
+}
+
+Tensor Tensor::zeros(DType dtype, Shape shape) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  GRAFT_CHECK(is_concrete(t.shape_)) << "tensor shape must be concrete";
+  t.owner_ = allocate(t.dtype_, t.shape_);
+  t.data_ = t.owner_.get();
+  return t;
+}
+
+Tensor Tensor::from_floats(Shape shape, const std::vector<float>& values) {
+  Tensor t = zeros(DType::kFloat32, std::move(shape));
+  GRAFT_CHECK(static_cast<int64_t>(values.size()) == t.numel())
+      << "from_floats: " << values.size() << " values for " << t.numel() << " elements";
+  if (!values.empty()) std::memcpy(t.data_, values.data(), values.size() * sizeof(float));
+  return t;
+}
+
+Tensor Tensor::borrow(DType dtype, Shape shape, void* data) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.data_ = data;
+  return t;
+}
+
+Tensor Tensor::random(Shape shape, uint64_t seed, float lo, float hi) {
+  Tensor t = zeros(DType::kFloat32, std::move(shape));
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  float* p = t.f32();
+  for (int64_t i = 0; i < t.numel(); ++i) p[i] = dist(rng);
+  return t;
+}
+
+Tensor Tensor::clone() const {
+  Tensor t = zeros(dtype_, shape_);
+  if (nbytes() > 0) std::memcpy(t.data_, data_, nbytes());
+  return t;
+}
+
+Tensor Tensor::reshaped(Shape shape) const {
+  Tensor t = *this;
+  t.shape_ = std::move(shape);
+  GRAFT_CHECK(t.numel() == numel()) << "reshape changes the element count";
+  return t;
+}
+
+double max_abs_diff(const Tensor& a, const Tensor& b) {
+  if (a.shape() != b.shape()) return std::numeric_limits<double>::infinity();
+  double worst = 0;
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    double d = std::fabs(static_cast<double>(a.f32()[i]) - b.f32()[i]);
+    if (std::isnan(d)) return d;
+    worst = std::max(worst, d);
+  }
+  return worst;
+}
+
+bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol) {
+  if (a.shape() != b.shape()) return false;
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    double x = a.f32()[i];
+    double y = b.f32()[i];
+    if (std::isnan(x) != std::isnan(y)) return false;
+    if (std::isnan(x)) continue;
+    if (std::isinf(x) || std::isinf(y)) {
+      if (x != y) return false;
+      continue;
+    }
+    if (std::fabs(x - y) > atol + rtol * std::fabs(y)) return false;
+  }
+  return true;
+}
+
+std::string tensor_summary(const Tensor& t) {
+  std::ostringstream out;
+  out << dtype_name(t.dtype()) << shape_to_string(t.shape());
+  if (t.dtype() != DType::kFloat32) return out.str();
+  double sum = 0;
+  double abs_sum = 0;
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    sum += t.f32()[i];
+    abs_sum += std::fabs(t.f32()[i]);
+  }
+  out << " sum=" << sum << " abs_sum=" << abs_sum;
+  if (t.numel() > 0) out << " mean=" << sum / static_cast<double>(t.numel());
+  out << " first=[";
+  for (int64_t i = 0; i < std::min<int64_t>(t.numel(), 4); ++i) out << (i ? ", " : "") << t.f32()[i];
+  out << (t.numel() > 4 ? ", …]" : "]");
+  return out.str();
+}
+
+}  // namespace graft::eval

@@ -1,0 +1,60 @@
+// Host tensors: what Executable::run() takes and returns, and what the reference kernels
+// compute on. A Tensor is a dtype, a concrete shape and a pointer to dense row-major data that
+// it either owns (shared, so copies are cheap views of the same bytes) or borrows from the
+// caller. No oneDNN here: this header is part of the runtime's public interface.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/ir/shape.h"
+
+namespace graft::eval {
+
+class Tensor {
+ public:
+  Tensor() = default;
+  /// A zero-filled tensor owning its bytes (64-byte aligned above 1 KiB, 16 below).
+  static Tensor zeros(DType dtype, Shape shape);
+  /// A float32 tensor owning a copy of `values` (whose size must match the shape).
+  static Tensor from_floats(Shape shape, const std::vector<float>& values);
+  /// A tensor viewing `data`, which the caller keeps alive and unchanged while it is used.
+  static Tensor borrow(DType dtype, Shape shape, void* data);
+  /// A float32 tensor of uniform random values in [lo, hi), reproducible for a given seed.
+  static Tensor random(Shape shape, uint64_t seed, float lo = -1.0f, float hi = 1.0f);
+
+  DType dtype() const { return dtype_; }
+  const Shape& shape() const { return shape_; }
+  int64_t rank() const { return static_cast<int64_t>(shape_.size()); }
+  int64_t numel() const;
+  size_t nbytes() const { return static_cast<size_t>(numel()) * dtype_size(dtype_); }
+  bool is_owner() const { return owner_ != nullptr; }
+  /// What keeps the bytes alive (null for a borrowed tensor): lets another object share them.
+  const std::shared_ptr<void>& owner() const { return owner_; }
+
+  void* data() const { return data_; }
+  float* f32() const { return static_cast<float*>(data_); }
+  /// A deep copy that owns its bytes.
+  Tensor clone() const;
+  /// The same bytes seen with another shape of the same element count.
+  Tensor reshaped(Shape shape) const;
+
+ private:
+  DType dtype_ = DType::kFloat32;
+  Shape shape_;
+  void* data_ = nullptr;
+  std::shared_ptr<void> owner_;
+};
+
+/// Largest absolute element difference of two float32 tensors of the same shape (infinity if
+/// the shapes differ, NaN if either holds a NaN).
+double max_abs_diff(const Tensor& a, const Tensor& b);
+/// True if every element satisfies |a - b| <= atol + rtol * |b| (numpy.allclose).
+bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-4, double atol = 1e-5);
+/// "float32[1, 1000]" plus sum, mean and the first values: a short checksum for the CLI.
+std::string tensor_summary(const Tensor& t);
+
+}  // namespace graft::eval

@@ -1,0 +1,201 @@
+// fuzz_compile: the runtime's compile step (runtime/executable.h: concrete shapes, kernel
+// choice, layouts and reorders, in-place steps, the memory plan), then one run of small graphs.
+//
+// Inputs: one that starts with '{' is model.json text, loaded as fuzz_model_json loads it
+// (weights in a scratch directory holding tiny_cnn's) and compiled as `rewrite run MODEL`
+// compiles it: the CLI's own input binding (tools/rewrite/run_util.h, symbolic leading dims
+// as batch 1) and its default options. Any other input is a graph recipe
+// (fuzz/graph_recipe.h) after one byte that picks the compile options (blocked layouts,
+// in-place steps, memory reuse, Winograd) and the size of the batch symbol N (1 to 4), so
+// every combination of options meets every graph the recipes build: f32 mostly, also f64,
+// f16 and int64 that the runtime must refuse cleanly.
+//
+// Checks: compile() either gives an executable or reports an error; an executable's memory
+// plan is valid (check_memory_plan: no two live buffers share a byte); a graph whose tensors
+// take at most kRunBytes runs once on random inputs, and where the reference interpreter
+// (eval/reference.h) computes it too, the outputs agree within the tolerance of the
+// runtime's own tests. Values beyond 2^127 count as overflowed; not compared are outputs the
+// reference makes NaN and those of graphs so ill-conditioned that the reference itself moves
+// beyond the tolerance when rounding is perturbed by a few ulps. Graphs whose concrete
+// tensors take more than kCompileBytes in all are skipped: they are valid input the runtime
+// would allocate, not a finding.
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "engine/io/graph_printer.h"
+#include "engine/io/model_json.h"
+#include "eval/reference.h"
+#include "fuzz/fuzz_support.h"
+#include "fuzz/graph_recipe.h"
+#include "runtime/executable.h"
+#include "tools/rewrite/run_util.h"
+
+namespace {
+
+using graft::DiagnosticEngine;
+using graft::Graph;
+using graft::fuzz::fail;
+namespace eval = graft::eval;
+namespace runtime = graft::runtime;
+
+constexpr int64_t kCompileBytes = int64_t{64} << 20;
+constexpr int64_t kRunBytes = int64_t{1} << 20;
+
+/// Bytes of every node's concrete type in `graph` compiled with `options`; -1 when the shapes
+/// cannot be made concrete (compile() must then report why).
+int64_t tensor_bytes(const Graph& graph, const runtime::CompileOptions& options) {
+  DiagnosticEngine ignored;
+  std::unique_ptr<Graph> concrete =
+      eval::concretize_graph(graph, options.shapes, "fuzz", ignored);
+  if (!concrete) return -1;
+  int64_t total = 0;
+  for (const graft::Node* n : concrete->nodes()) {
+    if (!n->type()) continue;
+    std::optional<int64_t> count = graft::element_count(n->type()->shape);
+    if (!count) return -1;
+    // Stopping past kCompileBytes keeps the products and the sum far from overflowing.
+    if (*count > kCompileBytes) return *count;
+    total += *count * static_cast<int64_t>(graft::dtype_size(n->type()->dtype));
+    if (total > kCompileBytes) return total;
+  }
+  return total;
+}
+
+bool has_nan(const eval::Tensor& t) {
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    if (std::isnan(t.f32()[i])) return true;
+  }
+  return false;
+}
+
+/// Whether the reference's outputs move beyond the comparison's tolerance when every op's
+/// result is perturbed by a relative 2^-20 (a few float32 ulps): then the graph amplifies
+/// rounding (a matmul of layer_norm outputs that cancels to noise, which the next layer_norm
+/// scales back to 1), and float32 kernels that round differently from the reference may
+/// disagree by more than any fixed tolerance.
+bool ill_conditioned(const Graph& graph, const std::vector<eval::Tensor>& inputs,
+                     const std::vector<eval::Tensor>& want) {
+  for (uint64_t seed = 1; seed <= 2; ++seed) {
+    DiagnosticEngine diags;
+    std::optional<std::vector<eval::Tensor>> moved =
+        eval::run_reference(graph, inputs, diags, eval::RoundingNoise{0x1.0p-20, seed});
+    if (!moved || moved->size() != want.size()) return false;
+    for (size_t i = 0; i < want.size(); ++i) {
+      if (!eval::allclose((*moved)[i], want[i], 1e-3, 1e-4)) return true;
+    }
+  }
+  return false;
+}
+
+/// `t` with every value of magnitude 2^127 or more (half of float32's range) made an infinity
+/// of its sign: where a result overflows depends on the order of accumulation, so that one
+/// implementation's -inf is another's -3.4e38, and both have overflowed.
+eval::Tensor saturate_near_overflow(const eval::Tensor& t) {
+  eval::Tensor out = t.clone();
+  for (int64_t i = 0; i < out.numel(); ++i) {
+    float& v = out.f32()[i];
+    if (std::fabs(v) >= 0x1.0p127f) v = std::copysign(std::numeric_limits<float>::infinity(), v);
+  }
+  return out;
+}
+
+/// The first element where `got` and `want` are not close, as "element i: got x, want y".
+std::string first_difference(const eval::Tensor& got, const eval::Tensor& want) {
+  for (int64_t i = 0; i < got.numel() && i < want.numel(); ++i) {
+    const eval::Tensor a = eval::Tensor::from_floats({1}, {got.f32()[i]});
+    const eval::Tensor b = eval::Tensor::from_floats({1}, {want.f32()[i]});
+    if (!eval::allclose(a, b, 1e-3, 1e-4)) {
+      return "element " + std::to_string(i) + ": got " + std::to_string(got.f32()[i]) +
+             ", want " + std::to_string(want.f32()[i]);
+    }
+  }
+  return "shapes differ";
+}
+
+/// Compares the executable's outputs with the reference interpreter's on the same inputs.
+void check_against_reference(const Graph& graph, const std::vector<eval::Tensor>& inputs,
+                             const std::vector<eval::Tensor>& got, const std::string& what) {
+  DiagnosticEngine diags;
+  std::optional<std::vector<eval::Tensor>> want = eval::run_reference(graph, inputs, diags);
+  if (!want) return;  // a case the reference does not implement: nothing to compare with
+  if (want->size() != got.size()) fail("compile: output count differs from the reference", what);
+  for (size_t i = 0; i < got.size(); ++i) {
+    // Where torch (and the reference) propagate a NaN, oneDNN's max, min and clip need not
+    // (docs/runtime.md): an output that the reference makes NaN is not compared.
+    if (has_nan((*want)[i])) continue;
+    if (!eval::allclose(saturate_near_overflow(got[i]), saturate_near_overflow((*want)[i]), 1e-3,
+                        1e-4) &&
+        !ill_conditioned(graph, inputs, *want)) {
+      fail("compile: the executable computes something else than the reference",
+           "output " + std::to_string(i) + ", " + first_difference(got[i], (*want)[i]) +
+               "\n  got " + eval::tensor_summary(got[i]) +
+               "\n  want " + eval::tensor_summary((*want)[i]) + "\n" + what);
+    }
+  }
+}
+
+void compile_and_run(const Graph& graph, runtime::CompileOptions options, uint64_t seed,
+                     const std::string& what) {
+  int64_t bytes = tensor_bytes(graph, options);
+  if (bytes > kCompileBytes) return;
+  DiagnosticEngine diags;
+  std::unique_ptr<runtime::Executable> exe = runtime::compile(graph, options, diags);
+  if (!exe) {
+    if (!diags.has_errors()) fail("compile: rejected without an error", what);
+    return;
+  }
+  if (diags.has_errors()) fail("compile: compiled with errors", what + diags.render());
+  std::string plan = runtime::check_memory_plan(exe->buffer_requests(), exe->memory_plan());
+  if (!plan.empty()) fail("compile: invalid memory plan", plan + "\n" + exe->dump() + what);
+  if (bytes < 0 || bytes > kRunBytes) return;
+  std::vector<eval::Tensor> inputs = graft::cli::make_inputs(*exe, {}, seed);
+  std::optional<std::vector<eval::Tensor>> outputs = exe->run(inputs, diags);
+  if (!outputs) fail("compile: a compiled graph failed to run", what + diags.render());
+  check_against_reference(graph, inputs, *outputs, what + exe->dump());
+}
+
+/// Model.json text, compiled as `rewrite run MODEL` compiles it.
+void from_model_json(const std::string& text) {
+  DiagnosticEngine diags;
+  std::optional<graft::Model> model = graft::load_model_from_string(
+      text, "fuzz.json", graft::fuzz::example_weights_dir(), diags);
+  if (!model) return;  // fuzz_model_json checks the loader
+  runtime::CompileOptions options;
+  options.source_name = "fuzz.json";
+  if (!graft::cli::bind_inputs(*model->graph, {}, options, diags)) {
+    fail("compile: binding inputs without files failed", text + "\n" + diags.render());
+  }
+  compile_and_run(*model->graph, options, 0, text);
+}
+
+/// Option byte + graph recipe.
+void from_recipe(const uint8_t* data, size_t size) {
+  uint8_t choice = data[0];
+  std::unique_ptr<Graph> graph = graft::fuzz::graph_from_recipe(data + 1, size - 1);
+  runtime::CompileOptions options;
+  options.source_name = "recipe";
+  options.blocked_layouts = (choice & 1) == 0;
+  options.in_place = (choice & 2) == 0;
+  options.reuse_memory = (choice & 4) == 0;
+  options.winograd = (choice & 8) == 0;
+  options.shapes.symbols["N"] = 1 + (choice >> 4) % 4;
+  compile_and_run(*graph, options, choice, graft::format_graph_table(*graph));
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  // oneDNN's OpenMP team of one: a fuzzer process is one job, and kernels then choose their
+  // blocking for one thread, deterministically.
+  static const bool threads_set = (runtime::set_num_threads(1), true);
+  (void)threads_set;
+  if (size == 0) return 0;
+  if (data[0] == '{') {
+    from_model_json(std::string(reinterpret_cast<const char*>(data), size));
+  } else {
+    from_recipe(data, size);
+  }
+  return 0;
+}

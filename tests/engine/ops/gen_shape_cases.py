@@ -1,0 +1,475 @@
+#!/usr/bin/python3
+"""Generates tests/golden/shape_cases.json: output shapes and dtypes of graft's ops, as PyTorch
+computes them, for tests/engine/ops/op_table_test.cpp to compare the op table's shape functions
+against.
+
+Run from anywhere with the system PyTorch (1.13):
+    /usr/bin/python3 tests/engine/ops/gen_shape_cases.py
+
+Each case names a graft op, its operands in the op's signature order (a tensor type, a scalar
+literal, or None; a variadic operand is flattened last, as in graft's IR) and its attributes
+by graft's parameter names. The script runs the op in torch on tensors of ones of those shapes
+and records either the result's shape and dtype or, when torch raises, the error. The inputs
+are hand-written; only the expectations come from torch, so the C++ test is a cross-check.
+The file also holds torch.promote_types for every pair of graft's dtypes.
+"""
+
+import json
+import operator
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+
+F32, F64, I64, I32, BOOL = "float32", "float64", "int64", "int32", "bool"
+DTYPES = {F32: torch.float32, F64: torch.float64, I64: torch.int64, I32: torch.int32,
+          BOOL: torch.bool}
+
+
+def T(*shape, dtype=F32):
+    """A tensor operand."""
+    return {"shape": list(shape), "dtype": dtype}
+
+
+def S(value):
+    """A scalar literal operand (Python int or float, as torch.fx records `x * 0.5`)."""
+    return {"scalar": value}
+
+
+def materialize(spec):
+    if spec is None:
+        return None
+    if "scalar" in spec:
+        return spec["scalar"]
+    # Ones, not zeros: integer division by zero would raise for a reason that is not shape.
+    return torch.ones(spec["shape"], dtype=DTYPES[spec["dtype"]])
+
+
+# ** how each graft op is called in torch ** The attrs use graft's names, which are torch's
+# names; the few differences (stride=[] for None, dim=None for "all dims") are mapped here.
+
+def pool_attrs(attrs):
+    attrs = dict(attrs)
+    if attrs.get("stride") == []:
+        del attrs["stride"]
+    return attrs
+
+
+def reduce_call(fn):
+    def call(x, dim=None, keepdim=False):
+        if dim is None:
+            return fn(x, dim=[], keepdim=keepdim) if keepdim else fn(x)
+        return fn(x, dim, keepdim)
+    return call
+
+
+def binary(fn, py_op):
+    """torch.add(2, x) is a TypeError, but fx records `2 + x` as add(2, x): use the operator."""
+    def call(a, b, **attrs):
+        if not isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and not attrs:
+            return py_op(a, b)
+        if not isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+            return fn(torch.tensor(a), b, **attrs)  # 0-dim: same promotion as a wrapped scalar
+        return fn(a, b, **attrs)
+    return call
+
+
+TORCH = {
+    "conv2d": F.conv2d,
+    "batch_norm": F.batch_norm,
+    "linear": F.linear,
+    "matmul": torch.matmul,
+    "relu": F.relu, "relu6": F.relu6, "hardtanh": F.hardtanh, "leaky_relu": F.leaky_relu,
+    "elu": F.elu, "hardswish": F.hardswish, "hardsigmoid": F.hardsigmoid, "silu": F.silu,
+    "sigmoid": torch.sigmoid, "gelu": F.gelu, "tanh": torch.tanh, "softplus": F.softplus,
+    "sqrt": torch.sqrt, "rsqrt": torch.rsqrt, "exp": torch.exp, "log": torch.log,
+    "neg": torch.neg, "reciprocal": torch.reciprocal, "abs": torch.abs, "erf": torch.erf,
+    "clamp": torch.clamp,
+    "add": binary(torch.add, operator.add), "sub": binary(torch.sub, operator.sub),
+    "mul": binary(torch.mul, operator.mul), "div": binary(torch.div, operator.truediv),
+    "pow": binary(torch.pow, operator.pow),
+    "maximum": torch.maximum, "minimum": torch.minimum,
+    "max_pool2d": lambda x, **a: F.max_pool2d(x, **pool_attrs(a)),
+    "avg_pool2d": lambda x, **a: F.avg_pool2d(x, **pool_attrs(a)),
+    "adaptive_avg_pool2d": F.adaptive_avg_pool2d,
+    "adaptive_max_pool2d": F.adaptive_max_pool2d,
+    "flatten": torch.flatten,
+    "reshape": torch.reshape,
+    "permute": torch.permute,
+    "transpose": torch.transpose,
+    "contiguous": lambda x: x.contiguous(),
+    "clone": torch.clone,
+    "unsqueeze": torch.unsqueeze,
+    "squeeze": lambda x, dim=None: torch.squeeze(x) if dim is None else torch.squeeze(x, dim),
+    "cat": lambda *tensors, dim=0: torch.cat(list(tensors), dim),
+    "mean": reduce_call(torch.mean),
+    "sum": reduce_call(torch.sum),
+    "amax": lambda x, dim=(), keepdim=False: torch.amax(x, dim, keepdim),
+    "softmax": F.softmax,
+    "log_softmax": F.log_softmax,
+    "layer_norm": lambda x, w, b, normalized_shape, eps=1e-5:
+        F.layer_norm(x, normalized_shape, w, b, eps),
+    "dropout": F.dropout,
+}
+
+CASES = []
+
+
+def case(op, *inputs, **attrs):
+    CASES.append((op, list(inputs), attrs))
+
+
+# ** convolution and matrix products **
+case("conv2d", T(1, 3, 8, 8), T(4, 3, 3, 3), None)
+case("conv2d", T(2, 3, 8, 8), T(4, 3, 3, 3), T(4), padding=[1, 1])
+case("conv2d", T(1, 3, 224, 224), T(64, 3, 7, 7), None, stride=[2, 2], padding=[3, 3])
+case("conv2d", T(1, 8, 9, 7), T(8, 1, 3, 3), None, stride=[2, 1], padding=[1, 0], groups=8)
+case("conv2d", T(1, 4, 10, 10), T(6, 2, 3, 3), None, dilation=[2, 3], groups=2)
+case("conv2d", T(3, 8, 8), T(4, 3, 3, 3), None)  # unbatched
+case("conv2d", T(1, 3, 8, 8, dtype=F64), T(4, 3, 1, 1, dtype=F64), None)
+case("conv2d", T(1, 3, 8, 8), T(4, 3, 3), None)
+case("conv2d", T(1, 3, 8), T(4, 3, 3, 3), None)
+case("conv2d", T(1, 4, 8, 8), T(4, 3, 3, 3), None)
+case("conv2d", T(1, 4, 8, 8), T(3, 2, 3, 3), None, groups=2)
+case("conv2d", T(1, 3, 8, 8), T(4, 3, 3, 3), T(5))
+case("conv2d", T(1, 3, 2, 2), T(4, 3, 3, 3), None)
+case("conv2d", T(1, 3, 8, 8), T(4, 3, 3, 3), None, stride=[0, 1])
+case("conv2d", T(1, 3, 8, 8), T(4, 3, 3, 3), None, padding=[-1, 0])
+case("conv2d", T(1, 3, 8, 8), T(4, 3, 3, 3, dtype=F64), None)
+# Extreme attributes and empty kernels, where torch's answer is well defined (where torch's own
+# arithmetic wraps around, e.g. padding=2^63-1, tests/engine/ops/shape_fns_test.cpp checks graft
+# rejects the attribute instead).
+INT64_MAX, INT64_MIN = 2**63 - 1, -2**63
+case("conv2d", T(1, 3, 8, 8), T(4, 3, 0, 0), None)
+case("conv2d", T(1, 3, 8, 8), T(4, 3, 0, 3), None)
+case("conv2d", T(1, 3, 8, 8), T(0, 3, 3, 3), None)
+case("conv2d", T(1, 4, 8, 8), T(2, 1, 3, 3), None, groups=4)
+case("conv2d", T(1, 3, 8, 8), T(4, 3, 3, 3), None, stride=[INT64_MAX, INT64_MAX])
+case("conv2d", T(1, 3, 8, 8), T(4, 3, 3, 3), None, padding=[2**62, 0])
+for attr in ["stride", "padding", "dilation"]:
+    case("conv2d", T(1, 3, 8, 8), T(4, 3, 3, 3), None, **{attr: [INT64_MIN, INT64_MIN]})
+for groups in [INT64_MAX, INT64_MIN]:
+    case("conv2d", T(1, 3, 8, 8), T(4, 3, 3, 3), None, groups=groups)
+case("linear", T(2, 3), T(4, 3), T(4))
+case("linear", T(5, 7, 3), T(4, 3), None)
+case("linear", T(3), T(4, 3), None)
+case("linear", T(2, 3), T(3), None)
+case("linear", T(2, 3), T(4, 3), T(1))
+case("linear", T(2, 3), T(4, 5), None)
+case("linear", T(2, 3), T(4, 3), T(5))
+case("linear", T(2, 3), T(1, 4, 3), None)
+case("linear", T(), T(4, 3), None)
+case("matmul", T(3), T(3))
+case("matmul", T(2, 3), T(3, 4))
+case("matmul", T(3), T(3, 4))
+case("matmul", T(2, 3), T(3))
+case("matmul", T(4), T(5, 4, 2))
+case("matmul", T(5, 2, 4), T(4))
+case("matmul", T(2, 1, 3, 4), T(5, 4, 2))
+case("matmul", T(8, 12, 16, 64), T(8, 12, 64, 16))
+case("matmul", T(3), T(4))
+case("matmul", T(2, 3), T(4, 5))
+case("matmul", T(2, 3, 4), T(3, 4, 5))
+case("matmul", T(), T(3))
+case("matmul", T(2, 2, dtype=I64), T(2, 2))
+
+# ** normalization **
+case("batch_norm", T(2, 3, 4, 4), T(3), T(3), T(3), T(3))
+case("batch_norm", T(2, 3), T(3), T(3))
+case("batch_norm", T(2, 3, 5), T(3), T(3), None, T(3), eps=1e-3)
+case("batch_norm", T(2, 3, 4, 4), None, None, training=True)
+case("batch_norm", T(2, 3, 4, 4), None, None)
+case("batch_norm", T(2, 3, 4, 4), T(4), T(3))
+case("batch_norm", T(2, 3, 4, 4), T(3), T(3), T(4))
+case("batch_norm", T(2, 3, 4, 4), T(3), T(3), None, T(2))
+case("batch_norm", T(3), T(3), T(3))
+case("batch_norm", T(2, 3), T(1, 3), T(3))
+case("batch_norm", T(1, 3), None, None, training=True)
+case("batch_norm", T(2, 3, dtype=I64), T(3), T(3))
+case("layer_norm", T(2, 5, 8), T(8), T(8), normalized_shape=[8])
+case("layer_norm", T(2, 5, 8), None, None, normalized_shape=[5, 8], eps=1e-6)
+case("layer_norm", T(2, 3), None, None, normalized_shape=[2, 3])
+case("layer_norm", T(2, 3, 4), None, None, normalized_shape=[3])
+case("layer_norm", T(3), None, None, normalized_shape=[2, 3])
+case("layer_norm", T(2, 3, 4), T(3), None, normalized_shape=[4])
+case("layer_norm", T(2, 3, 4), None, T(2, 4), normalized_shape=[4])
+case("layer_norm", T(2, 3, 4), None, None, normalized_shape=[])
+case("layer_norm", T(2, 3, 4, dtype=I64), None, None, normalized_shape=[4])
+
+# ** activations and unary math ** Every op on a float32 tensor, a float64 tensor, an int64
+# tensor (some promote to float32, some keep int64, some have no integer kernel) and a 0-dim
+# tensor.
+UNARY = ["relu", "relu6", "hardtanh", "leaky_relu", "elu", "hardswish", "hardsigmoid", "silu",
+         "sigmoid", "gelu", "tanh", "softplus", "sqrt", "rsqrt", "exp", "log", "neg",
+         "reciprocal", "abs", "erf", "contiguous", "clone", "dropout"]
+for op in UNARY:
+    case(op, T(2, 3, 4))
+    case(op, T(5, dtype=F64))
+    case(op, T(2, 3, dtype=I64))
+    case(op, T())
+for op in ["relu", "relu6", "hardtanh", "sigmoid", "neg", "abs", "sqrt"]:
+    case(op, T(4, dtype=BOOL))
+case("sqrt", T(4, dtype=I32))
+case("hardtanh", T(2, 3), min_val=0.0, max_val=6.0)
+case("hardtanh", T(2, 3), min_val=2.0, max_val=1.0)  # torch 1.13 does not check the order
+case("hardtanh", T(2, dtype=I64), min_val=-0.5, max_val=0.5)
+case("leaky_relu", T(2, 3), negative_slope=0.2)
+case("elu", T(2, 3), alpha=0.5)
+case("gelu", T(2, 3), approximate="tanh")
+case("gelu", T(2, 3), approximate="fast")
+case("softplus", T(2, 3), beta=2.0, threshold=10.0)
+case("dropout", T(2, 3), p=0.1, training=False)
+case("dropout", T(2, 3), p=1.5, training=False)
+case("dropout", T(2, 3), p=-0.1)
+case("clamp", T(2, 3), min=0.0, max=6.0)
+case("clamp", T(2, 3), min=-1)
+case("clamp", T(2, 3), max=1.5)
+case("clamp", T(2, 3, dtype=I64), min=0)
+case("clamp", T(2, 3, dtype=I64), min=0.5)
+case("clamp", T(2, 3, dtype=I32), min=1, max=3)
+case("clamp", T(2, 3))
+
+# ** binary elementwise **
+for op in ["add", "sub", "mul", "div", "pow", "maximum", "minimum"]:
+    case(op, T(2, 3), T(2, 3))
+    case(op, T(2, 1, 4), T(3, 1))
+    case(op, T(8, 1, 6, 1), T(7, 1, 5))
+    case(op, T(), T(3, 4))
+    case(op, T(2, 3), T(4, 3, 1))
+    case(op, T(2, 3), T(3, 2))
+    case(op, T(2, 3, dtype=I64), T(2, 3))
+    case(op, T(2, 3, dtype=I64), T(2, 3, dtype=I64))
+    case(op, T(2, 3, dtype=I32), T(dtype=I64))
+    case(op, T(2, 3, dtype=I32), T(dtype=F64))
+    case(op, T(2, 3, dtype=F64), T(2, 3))
+for op in ["add", "sub", "mul", "div", "pow"]:
+    case(op, T(2, 3), S(2))
+    case(op, T(2, 3), S(0.5))
+    case(op, T(2, 3, dtype=I64), S(2))
+    case(op, T(2, 3, dtype=I64), S(0.5))
+    case(op, T(2, 3, dtype=F64), S(0.5))
+    case(op, T(2, 3, dtype=I32), S(7))
+    case(op, S(2), T(2, 3))
+    case(op, S(1.5), T(2, 3, dtype=I64))
+    case(op, T(2, 3, dtype=BOOL), S(1))
+    case(op, T(2, dtype=BOOL), T(2, dtype=BOOL))
+case("add", T(2, 3), T(2, 3), alpha=2)
+case("add", T(2, 3), T(2, 3), alpha=0.5)
+case("add", T(2, 3, dtype=I64), T(2, 3, dtype=I64), alpha=0.5)
+case("add", T(2, 3, dtype=I64), S(1), alpha=2)
+case("sub", T(2, 3), S(1.0), alpha=-1)
+case("sub", T(2, 3, dtype=I64), T(3, dtype=I64), alpha=0.5)
+case("sub", S(2), T(2, 3), alpha=3)
+case("div", T(2, 3, dtype=I64), S(2), rounding_mode="floor")
+case("div", T(2, 3, dtype=I64), T(2, 3, dtype=I64), rounding_mode="trunc")
+case("div", T(2, 3), T(3, dtype=I64), rounding_mode="trunc")
+case("div", T(2, 3), S(2), rounding_mode="round")
+case("pow", T(2, 3, dtype=I64), S(-1))
+case("pow", T(2, 3), S(-1))
+case("maximum", T(2, 3, dtype=I64), T(2, 3, dtype=I32))
+
+# ** pooling **
+case("max_pool2d", T(1, 64, 112, 112), kernel_size=[3, 3], stride=[2, 2], padding=[1, 1])
+case("max_pool2d", T(2, 3, 8, 8), kernel_size=[2, 2])
+case("max_pool2d", T(2, 3, 8, 8), kernel_size=[2, 2], stride=[])
+case("max_pool2d", T(3, 9, 7), kernel_size=[3, 2])
+case("max_pool2d", T(1, 1, 5, 5), kernel_size=[2, 2], stride=[2, 2], ceil_mode=True)
+case("max_pool2d", T(1, 1, 6, 6), kernel_size=[3, 3], stride=[2, 2], ceil_mode=True)
+case("max_pool2d", T(1, 1, 2, 2), kernel_size=[3, 3], stride=[2, 2], ceil_mode=True)
+case("max_pool2d", T(1, 1, 2, 2), kernel_size=[3, 3], stride=[2, 2], padding=[1, 1],
+     ceil_mode=True)
+case("max_pool2d", T(1, 1, 10, 10), kernel_size=[3, 3], stride=[1, 1], dilation=[2, 2])
+case("max_pool2d", T(1, 1, 10, 11), kernel_size=[3, 2], stride=[3, 1], padding=[1, 1],
+     dilation=[3, 2], ceil_mode=True)
+case("max_pool2d", T(0, 1, 5, 5), kernel_size=[2, 2])
+case("max_pool2d", T(1, 0, 5, 5), kernel_size=[2, 2])
+case("max_pool2d", T(5, 5), kernel_size=[2, 2])
+case("max_pool2d", T(1, 1, 2, 2), kernel_size=[3, 3])
+case("max_pool2d", T(1, 1, 8, 8), kernel_size=[3, 3], stride=[1, 1], padding=[2, 2])
+case("max_pool2d", T(1, 1, 8, 8), kernel_size=[2, 2], padding=[-1, -1])
+case("max_pool2d", T(1, 1, 8, 8), kernel_size=[0, 0])
+case("max_pool2d", T(1, 1, 8, 8), kernel_size=[2, 2], stride=[0, 1])
+case("max_pool2d", T(1, 1, 8, 8), kernel_size=[3, 3], dilation=[0, 0])
+case("max_pool2d", T(1, 1, 8, 8, dtype=I64), kernel_size=[2, 2])
+# torch's pooling takes 32-bit sizes.
+case("max_pool2d", T(1, 3, 8, 8), kernel_size=[2**31, 2**31])
+case("max_pool2d", T(1, 3, 8, 8), kernel_size=[2**31 - 1, 2**31 - 1])
+case("max_pool2d", T(1, 3, 8, 8), kernel_size=[2, 2], stride=[2**31 - 1, 2**31 - 1])
+case("max_pool2d", T(1, 3, 8, 8), kernel_size=[2, 2], stride=[INT64_MAX, INT64_MAX])
+case("max_pool2d", T(1, 3, 8, 8), kernel_size=[2, 2], dilation=[2**31 - 1, 2**31 - 1])
+case("max_pool2d", T(1, 3, 8, 8), kernel_size=[2, 2], dilation=[INT64_MAX, INT64_MAX])
+case("max_pool2d", T(1, 3, 8, 8), kernel_size=[INT64_MAX, INT64_MAX], padding=[2**62, 2**62])
+case("avg_pool2d", T(1, 3, 8, 8), kernel_size=[2, 2], stride=[2**31 - 1, 2**31 - 1])
+case("avg_pool2d", T(1, 3, 8, 8), kernel_size=[2, 2], stride=[2**31, 2**31])
+case("avg_pool2d", T(1, 3, 8, 8), kernel_size=[INT64_MIN, INT64_MIN])
+case("avg_pool2d", T(1, 3, 8, 8), kernel_size=[INT64_MAX, INT64_MAX])
+case("avg_pool2d", T(1, 3, 8, 8), kernel_size=[2, 2])
+case("avg_pool2d", T(1, 3, 7, 7), kernel_size=[3, 3], stride=[2, 2], padding=[1, 1],
+     ceil_mode=True, count_include_pad=False)
+case("avg_pool2d", T(1, 3, 2, 2), kernel_size=[3, 3], stride=[2, 2], ceil_mode=True)
+case("avg_pool2d", T(3, 7, 7), kernel_size=[7, 7], divisor_override=3)
+case("avg_pool2d", T(1, 3, 8, 8, dtype=I64), kernel_size=[2, 2])
+case("avg_pool2d", T(1, 3, 8, 8), kernel_size=[3, 3], divisor_override=0)
+case("avg_pool2d", T(1, 3, 8, 8), kernel_size=[3, 3], padding=[2, 2])
+case("avg_pool2d", T(1, 3, 2, 8), kernel_size=[3, 3])
+case("avg_pool2d", T(8, 8), kernel_size=[2, 2])
+for op in ["adaptive_avg_pool2d", "adaptive_max_pool2d"]:
+    case(op, T(1, 512, 7, 7), output_size=[1, 1])
+    case(op, T(2, 3, 9, 5), output_size=[4, 7])
+    case(op, T(3, 9, 5), output_size=[2, 2])
+    case(op, T(1, 1, 4, 4), output_size=[0, 0])
+    case(op, T(1, 1, 0, 4), output_size=[2, 2])
+    case(op, T(4, 4), output_size=[2, 2])
+    case(op, T(1, 1, 4, 4), output_size=[-1, 2])
+    case(op, T(1, 1, 4, 4, dtype=I64), output_size=[2, 2])
+    case(op, T(1, 1, 4, 4), output_size=[INT64_MAX, INT64_MAX])
+    case(op, T(1, 1, 4, 4), output_size=[2**62, 1])
+
+# ** shape and data movement **
+for start, end in [(0, -1), (1, -1), (1, 2), (2, 2), (-3, -2), (0, 0), (3, 3)]:
+    case("flatten", T(2, 3, 4, 5), start_dim=start, end_dim=end)
+case("flatten", T(2, 3, 4))
+case("flatten", T(2, 0, 4), start_dim=1)
+case("flatten", T())
+case("flatten", T(), start_dim=-1, end_dim=0)
+case("flatten", T(), start_dim=1)
+case("flatten", T(2, 3, 4), start_dim=2, end_dim=1)
+case("flatten", T(2, 3, 4), start_dim=0, end_dim=3)
+case("flatten", T(2, 3, dtype=I64), start_dim=0)
+for shape in [[6], [3, 2], [-1], [2, -1], [-1, 3, 1], [1, 2, 1, 3, 1], [6, 1]]:
+    case("reshape", T(2, 3), shape=shape)
+case("reshape", T(2, 3), shape=[4, 2])
+case("reshape", T(2, 3), shape=[-1, -1])
+case("reshape", T(2, 3), shape=[4, -1])
+case("reshape", T(2, 3), shape=[-2, -3])
+case("reshape", T(2, 3), shape=[0, -1])
+case("reshape", T(0, 3), shape=[0, -1])
+case("reshape", T(0, 3), shape=[-1, 0])
+case("reshape", T(0, 3), shape=[3, 0, 5])
+case("reshape", T(), shape=[1, 1])
+case("reshape", T(1), shape=[])
+case("reshape", T(2, 3), shape=[])
+case("reshape", T(2, 3), shape=[-1, INT64_MAX])
+case("reshape", T(2, 3), shape=[2**62, 2**62, 0])
+case("reshape", T(0, 3), shape=[2**62, 2**62, 0])
+case("reshape", T(0, 3), shape=[0, 2**62, 2**62])
+case("reshape", T(0), shape=[2**62, 2**62, 4])
+case("reshape", T(0, 3), shape=[-1, 2**62, 2**62])
+# Dims at the ends of int64's range.
+for dim in [INT64_MAX, INT64_MIN]:
+    case("flatten", T(2, 3, 4), start_dim=dim)
+    case("flatten", T(2, 3, 4), end_dim=dim)
+    case("permute", T(2, 3), dims=[dim, 0])
+    case("transpose", T(2, 3), dim0=dim, dim1=0)
+    case("unsqueeze", T(2, 3), dim=dim)
+    case("squeeze", T(1, 3), dim=dim)
+    case("cat", T(2, 3), T(2, 3), dim=dim)
+    case("softmax", T(2, 3), dim=dim)
+    case("log_softmax", T(2, 3), dim=dim)
+    case("layer_norm", T(2, 3), None, None, normalized_shape=[dim])
+    for op in ["mean", "sum", "amax"]:
+        case(op, T(2, 3), dim=[dim])
+case("permute", T(2, 3, 4), dims=[2, 0, 1])
+case("permute", T(2, 3, 4), dims=[-1, 0, 1])
+case("permute", T(), dims=[])
+case("permute", T(2, 3), dims=[0, 0])
+case("permute", T(2, 3), dims=[0])
+case("permute", T(2, 3), dims=[0, 2])
+case("transpose", T(2, 3, 4), dim0=0, dim1=2)
+case("transpose", T(2, 3, 4), dim0=-1, dim1=-2)
+case("transpose", T(2, 3, 4), dim0=1, dim1=1)
+case("transpose", T(), dim0=0, dim1=-1)
+case("transpose", T(2, 3), dim0=0, dim1=2)
+for dim in [0, 1, 2, -1, -3, 3, -4]:
+    case("unsqueeze", T(2, 3), dim=dim)
+case("unsqueeze", T(), dim=-1)
+case("squeeze", T(1, 3, 1, 2))
+case("squeeze", T(1, 3, 1, 2), dim=2)
+case("squeeze", T(1, 3, 1, 2), dim=1)
+case("squeeze", T(1, 3, 1, 2), dim=-4)
+case("squeeze", T(1, 3, 1, 2), dim=4)
+case("squeeze", T(1, 1))
+case("squeeze", T(), dim=0)
+case("cat", T(2, 3), T(2, 3))
+case("cat", T(2, 3), T(2, 5), dim=1)
+case("cat", T(2, 3), T(2, 5), T(2, 1), dim=-1)
+case("cat", T(4, 3, 2))
+case("cat", T(2, 3), T(0))  # torch's legacy rule: 1-D empty tensors are skipped
+case("cat", T(2, 3), T(2, 3, dtype=I64))
+case("cat", T(2, 3, dtype=I64), T(2, 3, dtype=I64))
+case("cat", T(2, 3), T(2, 4))
+case("cat", T(2, 3), T(2, 3, 1))
+case("cat", T(2, 3), T(2, 3), dim=2)
+case("cat", T(), T())
+case("cat")
+
+# ** reductions and softmax **
+for op in ["mean", "sum", "amax"]:
+    case(op, T(2, 3, 4), dim=[1])
+    case(op, T(2, 3, 4), dim=[1], keepdim=True)
+    case(op, T(2, 3, 4, 5), dim=[-1, -2], keepdim=True)
+    case(op, T(2, 3, 4, 5), dim=[2, 3])
+    case(op, T(2, 3, 4), dim=[])
+    case(op, T(2, 3, 4), dim=[], keepdim=True)
+    case(op, T(), dim=[0])
+    case(op, T(2, 3), dim=[2])
+    case(op, T(2, 3), dim=[0, -2])
+    case(op, T(2, 3, dtype=I64), dim=[0])
+    case(op, T(2, 3, dtype=I32), dim=[0])
+    case(op, T(2, 3, dtype=BOOL), dim=[0])
+    case(op, T(0, 3), dim=[0])
+for op in ["mean", "sum"]:
+    case(op, T(2, 3, 4))
+    case(op, T(2, 3, 4), keepdim=True)
+    case(op, T(2, 3, 4), dim=None, keepdim=True)
+case("amax", T(0, 3), dim=[1])
+case("amax", T(0, 3))
+for op in ["softmax", "log_softmax"]:
+    case(op, T(2, 3), dim=1)
+    case(op, T(2, 3, 4), dim=-1)
+    case(op, T(), dim=0)
+    case(op, T(2, 3), dim=2)
+    case(op, T(2, 3, dtype=F64), dim=0)
+    case(op, T(2, 3, dtype=I64), dim=0)
+
+
+def torch_dtype_name(dtype):
+    return str(dtype).replace("torch.", "")
+
+
+def evaluate(op, inputs, attrs):
+    try:
+        result = TORCH[op](*[materialize(i) for i in inputs], **attrs)
+    except (RuntimeError, ValueError, IndexError, TypeError) as e:
+        return {"error": str(e).splitlines()[0][:200]}
+    return {"shape": list(result.shape), "dtype": torch_dtype_name(result.dtype)}
+
+
+# Every dtype graft knows, for the torch.promote_types table.
+ALL_DTYPES = ["float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8",
+              "uint8", "bool"]
+
+
+def promote_table():
+    return [[a, b, torch_dtype_name(torch.promote_types(getattr(torch, a), getattr(torch, b)))]
+            for a in ALL_DTYPES for b in ALL_DTYPES]
+
+
+def main():
+    cases = [{"op": op, "inputs": inputs, "attrs": attrs, "expect": evaluate(op, inputs, attrs)}
+             for op, inputs, attrs in CASES]
+    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "golden",
+                       "shape_cases.json")
+    with open(out, "w") as f:
+        f.write('{"generator": "tests/engine/ops/gen_shape_cases.py", "torch": "%s", "cases": [\n'
+                % torch.__version__)
+        f.write(",\n".join(json.dumps(c, sort_keys=True) for c in cases))
+        f.write("\n],\n\"promote_types\": [\n")
+        f.write(",\n".join(json.dumps(row) for row in promote_table()))
+        f.write("\n]}\n")
+    print(f"{len(cases)} cases -> {os.path.normpath(out)}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
