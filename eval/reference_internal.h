@@ -35,6 +35,14 @@ struct Call {
 
 using Kernel = bool (*)(const Call& call, Tensor& out);
 
+/// The larger of `a` and `b`, NaN if either is: torch's max pooling and amax propagate NaN,
+/// where std::max(a, NaN) gives a.
+template <typename T>
+T max_propagating_nan(T a, T b) {
+  if (a != a) return a;  // NaN already
+  return b > a || b != b ? b : a;
+}
+
 /// Row-major strides of `shape`.
 std::vector<int64_t> strides_of(const Shape& shape);
 /// Applies the named activation (the fused ops' vocabulary) to one value.

@@ -238,7 +238,9 @@ bool pool2d(const Call& call, Tensor& out) {
           for (int64_t i = 0; i < k->first; ++i)
             for (int64_t j = 0; j < k->second; ++j) {
               int64_t iy = y0 + i * d.first, iz = z0 + j * d.second;
-              if (iy >= 0 && iy < h && iz >= 0 && iz < w) best = std::max(best, plane[iy * w + iz]);
+              if (iy >= 0 && iy < h && iz >= 0 && iz < w) {
+                best = max_propagating_nan(best, plane[iy * w + iz]);
+              }
             }
           o = best;
           continue;
@@ -277,7 +279,7 @@ bool adaptive_pool2d(const Call& call, Tensor& out) {
         for (int64_t iy = y0; iy < y1; ++iy)
           for (int64_t iz = z0; iz < z1; ++iz) {
             double v = x->f32()[(pl * h + iy) * w + iz];
-            acc = is_max ? std::max(acc, v) : acc + v;
+            acc = is_max ? max_propagating_nan(acc, v) : acc + v;
           }
         if (!is_max) acc /= static_cast<double>((y1 - y0) * (z1 - z0));
         out.f32()[(pl * oh + y) * ow + z] = static_cast<float>(acc);
@@ -315,8 +317,8 @@ bool reduce(const Call& call, Tensor& out) {
     double v = x->f32()[i];
     if (!max) {
       a += v;
-    } else if (std::isnan(v) || v > a) {
-      a = v;  // torch.amax propagates NaN; once a is NaN, no v > a
+    } else {
+      a = max_propagating_nan(a, v);
     }
   }
   const bool mean = call.node.target() == "mean";
