@@ -67,7 +67,7 @@ ConstantFolder reference_constant_folder(FoldPath path) {
     }
     // The add / rsqrt / mul / sub of every batch-norm fold, on [8]-element tensors, computed
     // where the operands lie: for tensors this small the generic path below spends most of its
-    // time wrapping operands and dispatching by name. Whatever the fast path cannot compute
+    // time wrapping operands and dispatching. Whatever the fast path cannot compute
     // exactly as the generic one would, it declines.
     if (path == FoldPath::kFastElementwise) {
       if (std::optional<ConstantTensor> folded = fold_elementwise(node, operands)) return folded;

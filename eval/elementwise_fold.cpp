@@ -1,11 +1,12 @@
 // The constant folder's fast path (see elementwise_fold.h). It computes what reference.cpp's
 // unary() and binary() compute, element for element: both take their formulas from
-// elementwise_formulas.h, so the folded bytes do not depend on which path ran
-// (elementwise_fold_test.cpp checks this byte for byte on random shapes). What it saves is
-// everything around the arithmetic, which for the [8]-element tensors of a batch-norm fold was
-// most of the cost: the formula and its attributes' indexes come from the op's schema (not
-// from a name), operands are read where they lie (no Tensor wrappers, no operand vectors),
-// broadcast strides live on the stack, and the only allocation is the result's buffer.
+// elementwise_formulas.h and read them from the node with node_formula.h, so the folded bytes
+// do not depend on which path ran (elementwise_fold_test.cpp checks this byte for byte on
+// random shapes). What it saves is everything around the arithmetic, which for the
+// [8]-element tensors of a batch-norm fold was most of the cost: the formula and its
+// attributes' indexes come from the op's schema (not from a name), operands are read where
+// they lie (no Tensor wrappers, no operand vectors), broadcast strides live on the stack, and
+// the only allocation is the result's buffer.
 #include "eval/elementwise_fold.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Reference kernels, part 1: the op dispatch, elementwise ops (unary, binary with torch
+// Reference kernels, part 1: the dispatch by op family, elementwise ops (unary, binary with torch
 // broadcasting), data movement (views, permute, identity) and the graph interpreter.
 // Everything is a plain loop over row-major float32 data; clarity over speed.
 #include "eval/reference.h"
