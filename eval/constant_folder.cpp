@@ -11,9 +11,8 @@ namespace graft::eval {
 namespace {
 
 /// Ops whose result has the operand's bytes in another shape.
-bool is_relabelling(std::string_view op) {
-  return op == "reshape" || op == "view" || op == "flatten" || op == "squeeze" ||
-         op == "unsqueeze" || op == "contiguous" || op == "clone";
+bool is_relabelling(const OpSchema* op) {
+  return op != nullptr && (op->family == OpFamily::kView || op->family == OpFamily::kIdentity);
 }
 
 /// reshape(scale, [-1, 1, 1, 1]) prepared: the operand's bytes under the result's shape.
@@ -38,7 +37,7 @@ class PreparedRelabel final : public PreparedFold {
 
 std::unique_ptr<PreparedFold> prepare(const Node& node) {
   if (!node.type() || !is_concrete(node.type()->shape)) return nullptr;
-  if (is_relabelling(node.target())) {
+  if (is_relabelling(node.schema())) {
     std::optional<int64_t> numel = element_count(node.type()->shape);
     if (!numel) return nullptr;
     return std::make_unique<PreparedRelabel>(node.type(), *numel);
@@ -60,7 +59,7 @@ ConstantFolder reference_constant_folder(FoldPath path) {
     }
     // reshape(scale, [-1, 1, 1, 1]) in every batch-norm fold: the result shares the operand's
     // bytes (constants are immutable), no buffer and no copy.
-    if (is_relabelling(node.target())) {
+    if (is_relabelling(node.schema())) {
       if (std::optional<int64_t> numel = element_count(node.type()->shape)) {
         ConstantTensor view;
         if (PreparedRelabel(node.type(), *numel).run(operands, &view)) return view;
@@ -68,12 +67,12 @@ ConstantFolder reference_constant_folder(FoldPath path) {
     }
     // The add / rsqrt / mul / sub of every batch-norm fold, on [8]-element tensors, computed
     // where the operands lie: for tensors this small the generic path below spends most of its
-    // time wrapping operands and dispatching by name. Whatever the fast path cannot compute
+    // time wrapping operands and dispatching. Whatever the fast path cannot compute
     // exactly as the generic one would, it declines.
     if (path == FoldPath::kFastElementwise) {
       if (std::optional<ConstantTensor> folded = fold_elementwise(node, operands)) return folded;
     }
-    if (!has_reference(node.target())) {
+    if (node.schema() == nullptr || !has_reference(*node.schema())) {
       *error = "no reference kernel for '" + node.target() + "'";
       return std::nullopt;
     }

@@ -1,11 +1,12 @@
 // The constant folder's fast path (see elementwise_fold.h). It computes what reference.cpp's
 // unary() and binary() compute, element for element: both take their formulas from
-// elementwise_formulas.h, so the folded bytes do not depend on which path ran
-// (elementwise_fold_test.cpp checks this byte for byte on random shapes). What it saves is
-// everything around the arithmetic, which for the [8]-element tensors of a batch-norm fold was
-// most of the cost: the op is resolved through its schema's id in a table built once (not by
-// name), operands are read where they lie (no Tensor wrappers, no operand vectors), broadcast
-// strides live on the stack, and the only allocation is the result's buffer.
+// elementwise_formulas.h and read them from the node with node_formula.h, so the folded bytes
+// do not depend on which path ran (elementwise_fold_test.cpp checks this byte for byte on
+// random shapes). What it saves is everything around the arithmetic, which for the
+// [8]-element tensors of a batch-norm fold was most of the cost: the formula and its
+// attributes' indexes come from the op's schema (not from a name), operands are read where
+// they lie (no Tensor wrappers, no operand vectors), broadcast strides live on the stack, and
+// the only allocation is the result's buffer.
 #include "eval/elementwise_fold.h"
 
 #include <algorithm>
@@ -13,9 +14,9 @@
 #include <cstdint>
 #include <limits>
 
-#include "engine/ops/op_registry.h"
 #include "eval/allocation.h"
 #include "eval/elementwise_formulas.h"
+#include "eval/node_formula.h"
 
 namespace graft::eval {
 namespace {
@@ -23,124 +24,7 @@ namespace {
 /// Results with more dims go to the generic path; the fast one keeps strides in arrays this long.
 constexpr size_t kMaxRank = 6;
 
-using enum ElementOp;
-
-/// How an op is folded: its formula (div's and gelu's is refined by a string attribute), and
-/// the indexes of the (up to two) attributes the reference reads for it, resolved once instead
-/// of by name on every fold, with the values it reads for None.
-struct OpEntry {
-  bool handled = false;
-  ElementOp op = kAdd;
-  int attr[2] = {-1, -1};
-  double none_value[2] = {0, 0};
-};
-
-/// The entries of the registry's ops, indexed by OpId. A node is looked up by its schema's id
-/// and the schema's address is checked against the registry's: test-local stand-in schemas
-/// (tests/runtime/test_ops.h) may reuse an id, and they go to the generic path.
-struct OpTable {
-  const OpSchema* schemas = nullptr;
-  std::vector<OpEntry> entries;
-};
-
-const OpTable& op_table() {
-  static const OpTable table = [] {
-    // The attributes binary() and unary() read into ElementParams' alpha and beta.
-    struct Row {
-      const char* op;
-      const char* attrs[2] = {};
-      double none_value[2] = {};
-    };
-    // clang-format off
-    const Row rows[] = {
-        {"add", {"alpha"}, {1}}, {"sub", {"alpha"}, {1}}, {"mul"}, {"div", {"rounding_mode"}},
-        {"pow"}, {"maximum"}, {"minimum"}, {"sqrt"}, {"rsqrt"}, {"exp"}, {"log"}, {"neg"},
-        {"reciprocal"}, {"abs"}, {"erf"}, {"softplus", {"beta", "threshold"}}, {"relu"},
-        {"relu6"}, {"hardtanh", {"min_val", "max_val"}}, {"leaky_relu", {"negative_slope"}},
-        {"elu", {"alpha"}}, {"hardswish"}, {"hardsigmoid"}, {"silu"}, {"sigmoid"},
-        {"gelu", {"approximate"}}, {"tanh"},
-        {"clamp", {"min", "max"}, {-INFINITY, INFINITY}},  // None is no bound
-    };
-    // clang-format on
-    const OpRegistry& registry = OpRegistry::get();
-    OpTable t;
-    t.schemas = registry.ops().data();
-    t.entries.resize(registry.ops().size());
-    for (const Row& row : rows) {
-      // The reference dispatches on the node's target, which is the schema's name: an op
-      // reachable only through an alias has no reference kernel, so no entry either.
-      const OpSchema* schema = registry.find(row.op);
-      if (schema == nullptr || schema->name != row.op) continue;
-      OpEntry entry{
-          true, *element_op_named(row.op), {-1, -1}, {row.none_value[0], row.none_value[1]}};
-      bool complete = true;
-      for (int k = 0; k < 2; ++k) {
-        if (row.attrs[k] == nullptr) continue;
-        entry.attr[k] = schema->attr_index(row.attrs[k]);
-        complete = complete && entry.attr[k] >= 0;
-      }
-      // Were an attribute the reference reads missing, its answer (an error, or a default)
-      // would be the generic path's to give.
-      if (complete) t.entries[schema->id] = entry;
-    }
-    return t;
-  }();
-  return table;
-}
-
-const OpEntry* entry_of(const OpSchema* schema) {
-  const OpTable& t = op_table();
-  if (schema == nullptr || schema->id >= t.entries.size() || schema != &t.schemas[schema->id]) {
-    return nullptr;
-  }
-  const OpEntry& entry = t.entries[schema->id];
-  return entry.handled ? &entry : nullptr;
-}
-
-/// A number attribute as the reference's Call::float_attr reads it (None is `none_value`, an
-/// int converts); nullopt where that fails.
-std::optional<double> number_attr(const AttrValue& v, double none_value) {
-  if (is_none(v)) return none_value;
-  if (const auto* d = std::get_if<double>(&v)) return *d;
-  if (const auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
-  return std::nullopt;
-}
-
 // ** the formula **
-
-/// A node's formula with the attribute values it reads.
-struct Formula {
-  ElementOp op;
-  ElementParams params;
-};
-
-/// Node `node`'s formula and parameters, read as reference.cpp's unary() and binary() read
-/// them; nullopt where the reference would reject an attribute or the case is left to it.
-std::optional<Formula> formula_of(const Node& node, const OpEntry& entry) {
-  if (entry.attr[0] < 0) return Formula{entry.op, {}};  // most ops: no attributes
-  const AttrValue& attr = node.attrs()[static_cast<size_t>(entry.attr[0])];
-  if (entry.op == kGelu || entry.op == kDiv) {
-    const auto* mode = std::get_if<std::string>(&attr);
-    if (entry.op == kGelu) {
-      // The reference computes exact gelu for any string but 'tanh'; strings torch rejects
-      // are left to it.
-      if (mode == nullptr || (*mode != "none" && *mode != "tanh")) return std::nullopt;
-      return Formula{*mode == "tanh" ? kGeluTanh : kGelu, {}};
-    }
-    // None (or any non-string) is true division; a string other than these three is an
-    // error the reference reports.
-    if (mode == nullptr || *mode == "none") return Formula{kDiv, {}};
-    if (*mode == "trunc") return Formula{kDivTrunc, {}};
-    if (*mode == "floor") return Formula{kDivFloor, {}};
-    return std::nullopt;
-  }
-  std::optional<double> alpha = number_attr(attr, entry.none_value[0]), beta = 0.0;
-  if (entry.attr[1] >= 0) {
-    beta = number_attr(node.attrs()[static_cast<size_t>(entry.attr[1])], entry.none_value[1]);
-  }
-  if (!alpha || !beta) return std::nullopt;
-  return Formula{entry.op, {*alpha, *beta}};
-}
 
 /// out[i] = fn(in[i]) for i < n: double arithmetic, rounded to float once.
 template <typename Fn>
@@ -273,9 +157,11 @@ class PreparedElementwise final : public PreparedFold {
   /// registry elementwise op, an untyped, non-float32 or non-broadcasting operand, an attribute
   /// the reference would reject, more than kMaxRank dims.
   static std::optional<PreparedElementwise> of(const Node& node) {
-    const OpEntry* entry = entry_of(node.schema());
-    if (entry == nullptr || !node.type() || node.type()->dtype != DType::kFloat32)
+    const OpSchema* schema = node.schema();
+    if (schema == nullptr || !schema->elementwise || !node.type() ||
+        node.type()->dtype != DType::kFloat32) {
       return std::nullopt;
+    }
     PreparedElementwise p;
     p.type_ = node.type();
     const Shape& out = p.type_->shape;
@@ -285,7 +171,7 @@ class PreparedElementwise final : public PreparedFold {
       return std::nullopt;
     }
     p.total_ = *total;
-    p.binary_ = is_binary(entry->op);
+    p.binary_ = is_binary(schema->elementwise->formula);
     const size_t arity = p.binary_ ? 2 : 1;
     if (node.inputs().size() != arity) return std::nullopt;
     for (size_t i = 0; i < arity; ++i) {
@@ -307,7 +193,9 @@ class PreparedElementwise final : public PreparedFold {
     }
     // unary() reads a tensor of the result's size, element for element.
     if (!p.binary_ && (p.in_[0].scalar || p.in_[0].numel != p.total_)) return std::nullopt;
-    std::optional<Formula> f = formula_of(node, *entry);
+    // Where the reference would reject an attribute, its message is the generic path's to give.
+    std::string error;
+    std::optional<NodeFormula> f = node_formula(*schema, node.attrs(), &error);
     if (!f) return std::nullopt;
     p.formula_ = *f;
     // One row when each operand is either the result's size (laid out as the result: the only
@@ -389,7 +277,7 @@ class PreparedElementwise final : public PreparedFold {
   bool binary_ = false;
   bool one_row_ = true;
   Expected in_[2];
-  Formula formula_{};
+  NodeFormula formula_{};
   Walk walk_;
 };
 

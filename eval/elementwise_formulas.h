@@ -1,35 +1,23 @@
 // The element formulas of the float32 elementwise ops, written once for the reference kernels
 // (reference.cpp) and the constant folder's fast path (elementwise_fold.cpp), whose results
 // must agree byte for byte. Each formula is double arithmetic; callers round to float once.
-// with_unary() / with_binary() dispatch on the op once and hand back the formula as a function
-// object, so a caller's loop instantiates per op and its body has no dispatch left.
+// with_unary() / with_binary() dispatch on the formula once and hand back the formula as a
+// function object, so a caller's loop instantiates per op and its body has no dispatch left.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <optional>
-#include <string_view>
 #include <type_traits>
 #include <utility>
 
+#include "engine/ops/op_facts.h"
+
 namespace graft::eval {
 
-// clang-format off
-/// One per formula, not per op: hardtanh and clamp share kClamp, div's rounding modes and
-/// gelu's approximation each have their own.
-enum class ElementOp : uint8_t {
-  // binary
-  kAdd, kSub, kMul, kDiv, kDivTrunc, kDivFloor, kPow, kMaximum, kMinimum,
-  // unary; from kRelu on, also activations
-  kSqrt, kRsqrt, kExp, kLog, kNeg, kReciprocal, kAbs, kErf, kSoftplus, kRelu, kRelu6, kClamp,
-  kLeakyRelu, kElu, kHardswish, kHardsigmoid, kSilu, kSigmoid, kTanh, kGelu, kGeluTanh,
-};
-// clang-format on
-
-constexpr bool is_binary(ElementOp op) { return op <= ElementOp::kMinimum; }
-/// True for the fused ops' activation vocabulary (reference.cpp's activate()).
-constexpr bool is_activation(ElementOp op) { return op >= ElementOp::kRelu; }
+/// The formulas are the registry's (engine/ops/op_facts.h): a row names its op's formula.
+using ElementOp = Formula;
 
 /// The formulas' attributes. alpha: add's and sub's alpha, clamp's (and hardtanh's) lower
 /// bound, leaky_relu's slope, elu's alpha, softplus's beta. beta: clamp's upper bound,
@@ -38,31 +26,10 @@ struct ElementParams {
   double alpha = 0, beta = 0;
 };
 
-/// The formula of an op or activation name ("hardtanh" and "clamp" are kClamp, "gelu_tanh"
-/// kGeluTanh, "div" true division), or nullopt for a name that has none ("none" included).
-inline std::optional<ElementOp> element_op_named(std::string_view name) {
-  using enum ElementOp;
-  // clang-format off
-  static constexpr std::pair<std::string_view, ElementOp> kNames[] = {
-      {"add", kAdd}, {"sub", kSub}, {"mul", kMul}, {"div", kDiv}, {"pow", kPow},
-      {"maximum", kMaximum}, {"minimum", kMinimum}, {"sqrt", kSqrt}, {"rsqrt", kRsqrt},
-      {"exp", kExp}, {"log", kLog}, {"neg", kNeg}, {"reciprocal", kReciprocal}, {"abs", kAbs},
-      {"erf", kErf}, {"softplus", kSoftplus}, {"relu", kRelu}, {"relu6", kRelu6},
-      {"hardtanh", kClamp}, {"clamp", kClamp}, {"leaky_relu", kLeakyRelu}, {"elu", kElu},
-      {"hardswish", kHardswish}, {"hardsigmoid", kHardsigmoid}, {"silu", kSilu},
-      {"sigmoid", kSigmoid}, {"tanh", kTanh}, {"gelu", kGelu}, {"gelu_tanh", kGeluTanh},
-  };
-  // clang-format on
-  for (const auto& [n, op] : kNames) {
-    if (n == name) return op;
-  }
-  return std::nullopt;
-}
-
 /// Unary formula `kOp` at `v`.
 template <ElementOp kOp>
 inline double apply(double v, [[maybe_unused]] const ElementParams& p) {
-  using enum ElementOp;
+  using enum Formula;
   static_assert(!is_binary(kOp));
   if constexpr (kOp == kSqrt) return std::sqrt(v);
   if constexpr (kOp == kRsqrt) return 1 / std::sqrt(v);
@@ -96,7 +63,7 @@ inline double apply(double v, [[maybe_unused]] const ElementParams& p) {
 /// Binary formula `kOp` at (`x`, `y`).
 template <ElementOp kOp>
 inline double apply(double x, double y, [[maybe_unused]] const ElementParams& p) {
-  using enum ElementOp;
+  using enum Formula;
   static_assert(is_binary(kOp));
   if constexpr (kOp == kAdd) return x + p.alpha * y;
   if constexpr (kOp == kSub) return x - p.alpha * y;

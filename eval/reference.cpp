@@ -1,4 +1,4 @@
-// Reference kernels, part 1: the op dispatch, elementwise ops (unary, binary with torch
+// Reference kernels, part 1: the dispatch by op family, elementwise ops (unary, binary with torch
 // broadcasting), data movement (views, permute, identity) and the graph interpreter.
 // Everything is a plain loop over row-major float32 data; clarity over speed.
 #include "eval/reference.h"
@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <map>
 
 #include "eval/concretize.h"
 #include "eval/elementwise_formulas.h"
+#include "eval/node_formula.h"
 #include "eval/reference_internal.h"
 
 namespace graft::eval {
@@ -78,59 +78,34 @@ std::vector<int64_t> strides_of(const Shape& shape) {
 }
 
 std::optional<float> activate(const std::string& name, double alpha, double beta, float x) {
-  if (name == "none") return x;
-  std::optional<ElementOp> op = element_op_named(name);
-  if (!op || !is_activation(*op)) return std::nullopt;
+  bool known = false;
+  std::optional<Formula> formula = activation_formula(name, &known);
+  if (!known) return std::nullopt;
+  if (!formula) return x;  // 'none'
   float r = 0;
-  with_unary(*op, {alpha, beta}, [&](auto fn) { r = static_cast<float>(fn(x)); });
+  with_unary(*formula, {alpha, beta}, [&](auto fn) { r = static_cast<float>(fn(x)); });
   return r;
 }
 
 namespace {
 
+/// The node's formula and parameters (node_formula.h), or nullopt after setting the error.
+std::optional<NodeFormula> formula_of(const Call& call) {
+  std::string error;
+  std::optional<NodeFormula> f = node_formula(*call.node.schema(), call.node.attrs(), &error);
+  if (!f) call.fail(error);
+  return f;
+}
+
 bool unary(const Call& call, Tensor& out) {
   const Tensor* x = call.tensor(0);
   if (!x) return call.fail("input must be a tensor");
-  const std::string& op = call.node.target();
-  std::string act = op;
-  double alpha = 0, beta = 0;
-  if (op == "hardtanh") {
-    auto lo = call.float_attr("min_val");
-    auto hi = call.float_attr("max_val");
-    if (!lo || !hi) return false;
-    alpha = *lo;
-    beta = *hi;
-  } else if (op == "leaky_relu") {
-    auto slope = call.float_attr("negative_slope");
-    if (!slope) return false;
-    alpha = *slope;
-  } else if (op == "elu") {
-    auto a = call.float_attr("alpha");
-    if (!a) return false;
-    alpha = *a;
-  } else if (op == "gelu" && call.node.schema()->attr_index("approximate") >= 0) {
-    auto approximate = call.str_attr("approximate");
-    if (!approximate) return false;
-    if (*approximate == "tanh") act = "gelu_tanh";
-  } else if (op == "clamp") {
-    auto lo = call.float_attr("min", -INFINITY);
-    auto hi = call.float_attr("max", INFINITY);
-    if (!lo || !hi) return false;
-    alpha = *lo;
-    beta = *hi;
-  } else if (op == "softplus") {
-    auto b = call.float_attr("beta");
-    auto threshold = call.float_attr("threshold");
-    if (!b || !threshold) return false;
-    alpha = *b;          // softplus's beta
-    beta = *threshold;   // and threshold
-  }
-  std::optional<ElementOp> formula = element_op_named(act);
-  if (!formula || is_binary(*formula)) return call.fail("no reference for '" + op + "'");
+  std::optional<NodeFormula> formula = formula_of(call);
+  if (!formula) return false;
   const float* in = x->f32();
   float* o = out.f32();
   // One instantiation of the loop per op: the formula inlines.
-  with_unary(*formula, {alpha, beta}, [&](auto fn) {
+  with_unary(formula->op, formula->params, [&](auto fn) {
     for (int64_t i = 0; i < out.numel(); ++i) {
       o[i] = static_cast<float>(fn(static_cast<double>(in[i])));
     }
@@ -195,22 +170,8 @@ void for_each_broadcast(const Shape& out_shape, std::vector<int64_t> sa, std::ve
 }
 
 bool binary(const Call& call, Tensor& out) {
-  const std::string& op = call.node.target();
-  double alpha = 1;
-  if (call.node.schema()->attr_index("alpha") >= 0) {
-    auto a = call.float_attr("alpha", 1);
-    if (!a) return false;
-    alpha = *a;
-  }
-  // torch.div's rounding_mode: None (true division), 'trunc' or 'floor' of the quotient.
-  std::string rounding = "none";
-  if (op == "div") {
-    const AttrValue& mode = call.node.attr("rounding_mode");
-    if (const auto* m = std::get_if<std::string>(&mode)) rounding = *m;
-    if (rounding != "none" && rounding != "trunc" && rounding != "floor") {
-      return call.fail("div rounding_mode must be None, 'trunc' or 'floor', got '" + rounding + "'");
-    }
-  }
+  std::optional<NodeFormula> formula = formula_of(call);
+  if (!formula) return false;
   for (size_t i = 0; i < 2; ++i) {
     if (!call.operands[i].tensor && !call.operands[i].scalar) return call.fail("missing operand");
   }
@@ -222,12 +183,8 @@ bool binary(const Call& call, Tensor& out) {
   float* o = out.f32();
   std::vector<int64_t> sa = broadcast_strides(call.operands[0], out.shape());
   std::vector<int64_t> sb = broadcast_strides(call.operands[1], out.shape());
-  std::optional<ElementOp> formula = element_op_named(op);
-  if (!formula || !is_binary(*formula)) return call.fail("no reference for '" + op + "'");
-  if (rounding == "floor") formula = ElementOp::kDivFloor;
-  if (rounding == "trunc") formula = ElementOp::kDivTrunc;
   // One instantiation of the loop per op: the formula inlines.
-  with_binary(*formula, {alpha}, [&](auto fn) {
+  with_binary(formula->op, formula->params, [&](auto fn) {
     for_each_broadcast(out.shape(), sa, sb, [&](int64_t i, int64_t ia, int64_t ib) {
       o[i] = static_cast<float>(fn(static_cast<double>(a[ia]), static_cast<double>(b[ib])));
     });
@@ -239,7 +196,7 @@ bool binary(const Call& call, Tensor& out) {
 bool copy(const Call& call, Tensor& out) {
   const Tensor* x = call.tensor(0);
   if (!x || x->numel() != out.numel()) return call.fail("input and result sizes differ");
-  if (call.node.target() == "dropout" && call.node.schema()->attr_index("training") >= 0) {
+  if (call.node.schema()->family == OpFamily::kDropout) {
     auto training = call.bool_attr("training");
     if (!training) return false;
     if (*training) return call.fail("dropout in training mode is random");
@@ -278,37 +235,41 @@ bool permute(const Call& call, Tensor& out) {
   return true;
 }
 
-const std::map<std::string, Kernel, std::less<>>& kernels() {
-  static const std::map<std::string, Kernel, std::less<>> table = {
-      {"conv2d", conv2d}, {"conv2d_post", conv2d_post}, {"linear", linear},
-      {"linear_post", linear_post}, {"matmul", matmul}, {"batch_norm", batch_norm},
-      {"layer_norm", layer_norm}, {"max_pool2d", pool2d}, {"avg_pool2d", pool2d},
-      {"adaptive_avg_pool2d", adaptive_pool2d}, {"adaptive_max_pool2d", adaptive_pool2d},
-      {"mean", reduce}, {"sum", reduce}, {"amax", reduce}, {"softmax", softmax}, {"log_softmax", softmax},
-      {"cat", cat},
-      {"add", binary}, {"sub", binary}, {"mul", binary}, {"div", binary}, {"pow", binary},
-      {"maximum", binary}, {"minimum", binary},
-      {"flatten", copy}, {"reshape", copy}, {"squeeze", copy}, {"unsqueeze", copy},
-      {"dropout", copy}, {"contiguous", copy}, {"clone", copy},
-      {"permute", permute}, {"transpose", permute},
-      {"relu", unary}, {"relu6", unary}, {"hardtanh", unary}, {"leaky_relu", unary},
-      {"elu", unary}, {"hardswish", unary}, {"hardsigmoid", unary}, {"silu", unary},
-      {"sigmoid", unary}, {"gelu", unary}, {"tanh", unary}, {"sqrt", unary}, {"rsqrt", unary},
-      {"exp", unary}, {"log", unary}, {"neg", unary}, {"reciprocal", unary}, {"abs", unary},
-      {"erf", unary}, {"clamp", unary}, {"softplus", unary},
-  };
-  return table;
+/// The reference kernel of each family; nullptr for kNone.
+Kernel kernel_of(OpFamily family) {
+  switch (family) {
+    case OpFamily::kNone: return nullptr;
+    case OpFamily::kConv2d: return conv2d;
+    case OpFamily::kConv2dPost: return conv2d_post;
+    case OpFamily::kLinear: return linear;
+    case OpFamily::kLinearPost: return linear_post;
+    case OpFamily::kMatmul: return matmul;
+    case OpFamily::kBatchNorm: return batch_norm;
+    case OpFamily::kLayerNorm: return layer_norm;
+    case OpFamily::kSoftmax: return softmax;
+    case OpFamily::kUnary: return unary;
+    case OpFamily::kBinary: return binary;
+    case OpFamily::kPool2d: return pool2d;
+    case OpFamily::kAdaptivePool2d: return adaptive_pool2d;
+    case OpFamily::kReduce: return reduce;
+    case OpFamily::kCat: return cat;
+    case OpFamily::kView:
+    case OpFamily::kIdentity:
+    case OpFamily::kDropout: return copy;
+    case OpFamily::kPermute: return permute;
+  }
+  return nullptr;
 }
 
 }  // namespace
 }  // namespace ref
 
-bool has_reference(std::string_view op) { return ref::kernels().count(op) > 0; }
+bool has_reference(const OpSchema& op) { return ref::kernel_of(op.family) != nullptr; }
 
 bool reference_op(const Node& node, const std::vector<RefOperand>& operands, Tensor& out,
                   std::string* error) {
-  auto it = ref::kernels().find(node.target());
-  if (it == ref::kernels().end()) {
+  ref::Kernel kernel = node.schema() ? ref::kernel_of(node.schema()->family) : nullptr;
+  if (kernel == nullptr) {
     *error = "no reference kernel for op '" + node.target() + "'";
     return false;
   }
@@ -322,7 +283,7 @@ bool reference_op(const Node& node, const std::vector<RefOperand>& operands, Ten
       return false;
     }
   }
-  return it->second(ref::Call{node, operands, error}, out);
+  return kernel(ref::Call{node, operands, error}, out);
 }
 
 namespace {

@@ -21,8 +21,8 @@ struct RefOperand {
   std::optional<double> scalar;
 };
 
-/// True if the reference implements op `op`.
-bool has_reference(std::string_view op);
+/// True if the reference implements op `op`: its family has a reference kernel.
+bool has_reference(const OpSchema& op);
 
 /// Computes call_function node `node` on `operands` (one per node input) into `out`, which
 /// has the node's concrete type. Returns false and sets `error` for an unsupported op or case.

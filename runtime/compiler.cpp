@@ -248,7 +248,7 @@ int Compiler::value_in(int v, const md_t& want, const std::string& consumer) {
 
 bool Compiler::compile_node(const Node& node) {
   const std::string prefix = "node '" + node.name() + "' (" + node.target() + "): ";
-  KernelBuilder builder = find_kernel(node.target());
+  KernelBuilder builder = node.schema() ? find_kernel(*node.schema()) : nullptr;
   if (builder == nullptr) {
     return fail(prefix + "not implemented in the runtime: no kernel for op '" + node.target() + "'");
   }

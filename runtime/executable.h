@@ -97,8 +97,8 @@ class Executable {
                                                   const CompileOptions& options,
                                                   DiagnosticEngine& diags);
 
-/// The ops the runtime has a kernel for (registry op names), sorted.
-std::vector<std::string> runtime_op_names();
+/// True if the runtime has a kernel builder for `op`'s family.
+bool has_runtime_kernel(const OpSchema& op);
 
 /// The most threads the runtime uses. libgomp starts a team with an array on the calling
 /// thread's stack (100 000 threads overflow it), and each thread takes memory mappings of its

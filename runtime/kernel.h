@@ -129,6 +129,8 @@ class KernelContext {
 
   const Node& node() const { return node_; }
   const std::string& op() const { return node_.target(); }
+  /// The node's op family, whose builder this is; kNone for a node without a schema.
+  OpFamily family() const { return node_.schema() ? node_.schema()->family : OpFamily::kNone; }
   const std::vector<Operand>& operands() const { return operands_; }
   const Operand& operand(size_t i) const;
   size_t num_operands() const { return operands_.size(); }
@@ -188,10 +190,8 @@ class KernelContext {
 
 using KernelBuilder = std::optional<KernelPlan> (*)(KernelContext& ctx);
 
-/// The builder registered for `op` (a registry op name), or nullptr.
-KernelBuilder find_kernel(std::string_view op);
-/// Every op name that has a kernel, sorted.
-std::vector<std::string> kernel_op_names();
+/// The builder of `op`'s family (kernel_table.cpp), or nullptr.
+KernelBuilder find_kernel(const OpSchema& op);
 
 // ** shared helpers for builders **
 /// Starts a plan with one zero md per operand.

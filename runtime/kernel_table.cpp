@@ -1,93 +1,39 @@
-// The kernel table: registry op name -> kernel builder (runtime/kernels/). It mirrors
-// engine/ops/op_table.cpp; runtime_test checks that every registry op has a row here.
-#include <map>
-
+// The kernel table: op family (engine/ops/op_facts.h) -> kernel builder (runtime/kernels/).
+// A switch without a default, so a family added to the registry without a row here fails to
+// build (-Wswitch); ops of one family share a builder, which reads what distinguishes them
+// from the node's schema (an elementwise op's formula, a fused op's post-ops).
 #include "runtime/executable.h"
 #include "runtime/kernels/families.h"
 
 namespace graft::runtime {
-namespace {
 
-const std::map<std::string, KernelBuilder, std::less<>>& table() {
-  static const std::map<std::string, KernelBuilder, std::less<>> rows = {
-      // ** convolution and matrix products **
-      {"conv2d", build_conv2d},
-      {"conv2d_post", build_conv2d},
-      {"linear", build_linear},
-      {"linear_post", build_linear},
-      {"matmul", build_matmul},
-      // ** normalization **
-      {"batch_norm", build_batch_norm},
-      {"layer_norm", build_layer_norm},
-      // ** activations and elementwise math (eltwise) **
-      {"relu", build_eltwise},
-      {"relu6", build_eltwise},
-      {"hardtanh", build_eltwise},
-      {"leaky_relu", build_eltwise},
-      {"elu", build_eltwise},
-      {"hardswish", build_eltwise},
-      {"hardsigmoid", build_eltwise},
-      {"silu", build_eltwise},
-      {"sigmoid", build_eltwise},
-      {"gelu", build_eltwise},
-      {"tanh", build_eltwise},
-      {"softplus", build_eltwise},  // soft_relu between linear steps; small thresholds: fallback
-      {"sqrt", build_eltwise},
-      {"rsqrt", build_eltwise},
-      {"exp", build_eltwise},
-      {"log", build_eltwise},
-      {"neg", build_eltwise},
-      {"reciprocal", build_eltwise},
-      {"abs", build_eltwise},
-      {"clamp", build_eltwise},
-      {"erf", build_fallback},  // no eltwise erf in oneDNN 2.6
-      // ** binary elementwise (binary, or eltwise with a scalar) **
-      {"add", build_binary},
-      {"sub", build_binary},
-      {"mul", build_binary},
-      {"div", build_binary},
-      {"pow", build_binary},
-      {"maximum", build_binary},
-      {"minimum", build_binary},
-      // ** pooling **
-      {"max_pool2d", build_pool2d},
-      {"avg_pool2d", build_pool2d},
-      {"adaptive_avg_pool2d", build_adaptive_pool2d},
-      {"adaptive_max_pool2d", build_adaptive_pool2d},
-      // ** reductions and softmax **
-      {"mean", build_reduce},
-      {"sum", build_reduce},
-      {"amax", build_reduce},
-      {"softmax", build_softmax},
-      {"log_softmax", build_softmax},
-      // ** data movement **
-      {"cat", build_cat},
-      {"flatten", build_view},
-      {"reshape", build_view},
-      {"squeeze", build_view},
-      {"unsqueeze", build_view},
-      {"permute", build_permute},
-      {"transpose", build_permute},
-      {"contiguous", build_alias},
-      {"clone", build_alias},
-      {"dropout", build_alias},
-  };
-  return rows;
+KernelBuilder find_kernel(const OpSchema& op) {
+  switch (op.family) {
+    case OpFamily::kNone: return nullptr;
+    case OpFamily::kConv2d:
+    case OpFamily::kConv2dPost: return build_conv2d;
+    case OpFamily::kLinear:
+    case OpFamily::kLinearPost: return build_linear;
+    case OpFamily::kMatmul: return build_matmul;
+    case OpFamily::kBatchNorm: return build_batch_norm;
+    case OpFamily::kLayerNorm: return build_layer_norm;
+    case OpFamily::kSoftmax: return build_softmax;
+    // Eltwise where oneDNN has an algorithm for the formula, else the fallback.
+    case OpFamily::kUnary: return build_eltwise;
+    // Binary, or eltwise with a scalar.
+    case OpFamily::kBinary: return build_binary;
+    case OpFamily::kPool2d: return build_pool2d;
+    case OpFamily::kAdaptivePool2d: return build_adaptive_pool2d;
+    case OpFamily::kReduce: return build_reduce;
+    case OpFamily::kCat: return build_cat;
+    case OpFamily::kView: return build_view;
+    case OpFamily::kPermute: return build_permute;
+    case OpFamily::kIdentity:
+    case OpFamily::kDropout: return build_alias;
+  }
+  return nullptr;
 }
 
-}  // namespace
-
-KernelBuilder find_kernel(std::string_view op) {
-  auto it = table().find(op);
-  return it == table().end() ? nullptr : it->second;
-}
-
-std::vector<std::string> kernel_op_names() {
-  std::vector<std::string> names;
-  for (const auto& [name, builder] : table()) names.push_back(name);
-  return names;
-}
-
-std::vector<std::string> runtime_op_names() { return kernel_op_names(); }
+bool has_runtime_kernel(const OpSchema& op) { return find_kernel(op) != nullptr; }
 
 }  // namespace graft::runtime

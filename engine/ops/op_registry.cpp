@@ -8,6 +8,40 @@
 
 namespace graft {
 
+namespace {
+
+/// Copies a row's facts into its schema, checking them against the signature: a parameter or
+/// variant attribute the schema lacks, or a role list longer than the operands, is a table bug.
+void set_facts(OpSchema& schema, OpFacts facts) {
+  schema.family = facts.family;
+  GRAFT_CHECK(facts.family != OpFamily::kNone) << "op table: " << schema.name << " has no family";
+  bool elementwise = facts.family == OpFamily::kUnary || facts.family == OpFamily::kBinary;
+  GRAFT_CHECK(elementwise == facts.elementwise.has_value())
+      << "op table: " << schema.name << ": a formula goes with the unary and binary families";
+  if (facts.elementwise) {
+    ElementwiseFacts& e = *facts.elementwise;
+    GRAFT_CHECK(is_binary(e.formula) == (facts.family == OpFamily::kBinary))
+        << "op table: " << schema.name << "'s formula does not fit its family";
+    for (FormulaParam* p : {&e.alpha, &e.beta}) {
+      if (p->attr.empty()) continue;
+      p->index = schema.attr_index(p->attr);
+      GRAFT_CHECK(p->index >= 0) << "op table: " << schema.name << " has no attribute " << p->attr;
+    }
+    for (FormulaVariant& v : e.variants) {
+      v.index = schema.attr_index(v.attr);
+      GRAFT_CHECK(v.index >= 0) << "op table: " << schema.name << " has no attribute " << v.attr;
+    }
+  }
+  schema.elementwise = std::move(facts.elementwise);
+  GRAFT_CHECK(facts.roles.size() <= schema.operands.size())
+      << "op table: " << schema.name << " has more roles than operands";
+  schema.roles = std::move(facts.roles);
+  schema.roles.resize(schema.operands.size(), OperandRole::kElement);
+  if (facts.no_reference != nullptr) schema.no_reference = facts.no_reference;
+}
+
+}  // namespace
+
 const OpRegistry& OpRegistry::get() {
   static const OpRegistry* registry = new OpRegistry();  // never destroyed: nodes point into it
   return *registry;
@@ -27,6 +61,7 @@ OpRegistry::OpRegistry() {
     schema->infer = def.infer;
     schema->doc = def.doc;
     schema->commutative = def.commutative;
+    set_facts(*schema, std::move(def.facts));
     if (!def.commutes_if_attr.empty()) {
       schema->commutes_if_attr = schema->attr_index(def.commutes_if_attr);
       GRAFT_CHECK(def.commutative && schema->commutes_if_attr >= 0)

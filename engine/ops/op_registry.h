@@ -44,12 +44,22 @@ struct StrChoices {
   std::vector<std::string> values;
 };
 
+/// An op's semantic facts as a row states them (see op_facts.h and the helpers in
+/// op_table.cpp); roles may list fewer operands than the op has (the rest are kElement).
+struct OpFacts {
+  OpFamily family = OpFamily::kNone;
+  std::optional<ElementwiseFacts> elementwise = {};
+  std::vector<OperandRole> roles = {};
+  const char* no_reference = nullptr;  // why the op has no reference kernel
+};
+
 /// Adds one op to the table under construction; used only by op_table.cpp.
 struct OpDef {
   const char* signature;
   std::vector<std::string> classes;
   InferFn infer;
   const char* doc;
+  OpFacts facts;
   bool commutative = false;
   std::vector<std::string> aliases = {};
   /// For a commutative op: an attribute that must have a value for the operands to commute

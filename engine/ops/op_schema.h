@@ -1,7 +1,8 @@
 // OpSchema: the one declaration of an operator — its operands (tensor inputs: optional,
 // variadic, scalar-or-tensor, commutative), its attributes (type, default), its op classes
 // and its shape/dtype inference. Loader, rules compiler, shape inference and runtime all read
-// ops from here (see op_table.cpp for the rows and op_registry.h for lookup).
+// ops from here (see op_table.cpp for the rows and op_registry.h for lookup), and eval/ and
+// runtime/ pick an op's kernels by its facts (op_facts.h), not by its name.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,7 @@
 
 #include "engine/ir/attr.h"
 #include "engine/ir/shape.h"
+#include "engine/ops/op_facts.h"
 
 namespace graft {
 
@@ -84,6 +86,12 @@ struct OpSchema {
   AttrValue commutes_if_value;
   InferFn infer = nullptr;
   std::string doc;                   // one line
+  // ** semantic facts (op_facts.h) **
+  OpFamily family = OpFamily::kNone;
+  std::optional<ElementwiseFacts> elementwise;  // kUnary and kBinary ops
+  std::vector<OperandRole> roles;    // one per operand
+  /// Why the op has no reference kernel (its family has none); empty when it has one.
+  std::string no_reference;
 
   int operand_index(const std::string& operand_name) const;
   int attr_index(const std::string& attr_name) const;
@@ -102,8 +110,8 @@ struct OpSchema {
 
 /// Parses a declaration like
 ///   "conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int groups=1)"
-/// into a schema (without id, classes, infer). Returns nullopt and sets `error` if malformed;
-/// the op table treats that as a programmer error.
+/// into a schema (without id, classes, infer, facts). Returns nullopt and sets `error` if
+/// malformed; the op table treats that as a programmer error.
 std::optional<OpSchema> parse_op_signature(const std::string& signature, std::string* error);
 
 /// Checks `value` against `spec`, converting where torch would (an int where a float is

@@ -1,8 +1,9 @@
 // The op table: one row per torch op — its signature in torch's terms (PyTorch 1.13's
 // torch.nn.functional or torch function, same parameter names, order and defaults), its op
-// classes, its shape function (engine/shape_fns_*.cpp) and a one-line doc. This is the single
-// source of truth for the loader, the rules compiler, shape inference and the runtime; the
-// fused ops that rules produce are in op_table_fused.cpp.
+// classes, its shape function (engine/shape_fns_*.cpp), a one-line doc and its semantic facts
+// (op_facts.h: family, elementwise formula, operand roles). This is the single source of truth
+// for the loader, the rules compiler, shape inference, the reference kernels, the runtime and
+// rule-test synthesis; the fused ops that rules produce are in op_table_fused.cpp.
 //
 // Torch parameters that mean nothing to a graph are left out, each noted at its row:
 // `inplace` (graft's graphs are functional), `out`, `return_indices` (graft's pools return one
@@ -21,138 +22,191 @@
 //   shape          rearranges or relabels elements without computing (reshape, permute, …)
 //   no_op          the identity at inference time (contiguous, clone); dropout is the
 //                  identity only with training=False, so it is not in this class
+#include <cmath>
 #include <string>
 
 #include "engine/ops/op_registry.h"
 #include "engine/ops/shape_fns.h"
 
 namespace graft {
+namespace {
+
+using enum Formula;
+using enum OpFamily;
+using enum OperandRole;
+
+OpFacts family(OpFamily f, std::vector<OperandRole> roles = {}) {
+  return {f, std::nullopt, std::move(roles)};
+}
+OpFacts unary(Formula f, FormulaParam alpha = {}, FormulaParam beta = {},
+              std::vector<FormulaVariant> variants = {}) {
+  return {kUnary, ElementwiseFacts{f, std::move(alpha), std::move(beta), std::move(variants)}};
+}
+/// A unary op defined for positive inputs only (sqrt, log): synthesis makes them positive.
+OpFacts positive(Formula f) {
+  OpFacts facts = unary(f);
+  facts.roles = {kPositive};
+  return facts;
+}
+/// `alpha` is 1 where the op has no alpha attribute, as add's default.
+OpFacts binary(Formula f, FormulaParam alpha = {"", 1}, std::vector<FormulaVariant> variants = {}) {
+  return {kBinary, ElementwiseFacts{f, std::move(alpha), {}, std::move(variants)}};
+}
+
+}  // namespace
 
 std::vector<OpDef> builtin_op_defs() {
   using namespace shape_fns;  // NOLINT: the table reads better with bare function names
-  const std::vector<std::string> kActivation = {"activation", "unary", "elementwise"};
-  const std::vector<std::string> kUnary = {"unary", "elementwise"};
-  const std::vector<std::string> kBinary = {"binary", "elementwise"};
+  const std::vector<std::string> kActivationClasses = {"activation", "unary", "elementwise"};
+  const std::vector<std::string> kUnaryClasses = {"unary", "elementwise"};
+  const std::vector<std::string> kBinaryClasses = {"binary", "elementwise"};
   return {
       // ** convolution and matrix products **
       // torch also accepts padding='same'/'valid'; exporters write the numbers.
       {"conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, "
        "int[2] dilation=1, int groups=1)",
-       {"conv"}, conv2d, "2-D convolution over (N, C, H, W) or (C, H, W); weight is (O, C/groups, kH, kW)"},
+       {"conv"}, conv2d,
+       "2-D convolution over (N, C, H, W) or (C, H, W); weight is (O, C/groups, kH, kW)",
+       family(kConv2d, {kImage, kConvWeight, kOutChannels})},
       {"linear(Tensor input, Tensor weight, Tensor? bias=None)", {"matmul"}, linear,
-       "input @ weight.T + bias; weight is (out_features, in_features)"},
+       "input @ weight.T + bias; weight is (out_features, in_features)",
+       family(kLinear, {kMatrix, kLinearWeight, kOutChannels})},
       {"matmul(Tensor input, Tensor other)", {"matmul"}, matmul,  // `out` dropped
-       "matrix product with torch.matmul's 1-d and batch broadcasting rules"},
+       "matrix product with torch.matmul's 1-d and batch broadcasting rules",
+       family(kMatmul, {kMatmulInput, kMatmulOther})},
 
       // ** normalization **
       // `momentum` only matters when training; it stays so that fx's positional calls bind.
       {"batch_norm(Tensor input, Tensor? running_mean, Tensor? running_var, Tensor? weight=None, "
        "Tensor? bias=None, bool training=False, float momentum=0.1, float eps=1e-05)",
        {"normalization"}, batch_norm,
-       "(input - running_mean) / sqrt(running_var + eps) * weight + bias over channel dim 1"},
+       "(input - running_mean) / sqrt(running_var + eps) * weight + bias over channel dim 1",
+       family(kBatchNorm, {kImage, kChannel, kPositiveChannel, kChannel, kChannel})},
       {"layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, "
        "float eps=1e-05)",
        {"normalization"}, layer_norm,
-       "normalizes over the trailing normalized_shape dims, then * weight + bias"},
+       "normalizes over the trailing normalized_shape dims, then * weight + bias",
+       family(kLayerNorm, {kSequence, kNormalized, kNormalized})},
       // `dtype` dropped (softmax, log_softmax); torch's implicit dim is deprecated, so dim is
       // required.
       {"softmax(Tensor input, int dim)", {"normalization"}, softmax,
-       "exp(input) / sum(exp(input), dim)"},
+       "exp(input) / sum(exp(input), dim)", family(kSoftmax)},
       {"log_softmax(Tensor input, int dim)", {"normalization"}, softmax,
-       "log(softmax(input, dim))"},
+       "log(softmax(input, dim))", family(kSoftmax)},
 
       // ** activations ** `inplace` dropped from every row that has it.
-      {"relu(Tensor input)", kActivation, same_dtype_no_bool, "max(input, 0)"},
-      {"relu6(Tensor input)", kActivation, same_dtype_no_bool, "min(max(input, 0), 6)"},
-      {"hardtanh(Tensor input, float min_val=-1.0, float max_val=1.0)", kActivation,
-       same_dtype_no_bool, "min(max(input, min_val), max_val)"},
-      {"leaky_relu(Tensor input, float negative_slope=0.01)", kActivation, floating_only,
-       "input if input >= 0 else negative_slope * input"},
-      {"elu(Tensor input, float alpha=1.0)", kActivation, floating_only,
-       "input if input > 0 else alpha * (exp(input) - 1)"},
-      {"hardswish(Tensor input)", kActivation, floating_only, "input * relu6(input + 3) / 6"},
-      {"hardsigmoid(Tensor input)", kActivation, floating_only, "relu6(input + 3) / 6"},
-      {"silu(Tensor input)", kActivation, floating_only, "input * sigmoid(input) (swish)"},
-      {"sigmoid(Tensor input)", kActivation, to_floating, "1 / (1 + exp(-input))"},
-      {"gelu(Tensor input, str approximate='none')", kActivation, gelu,
-       "input * Phi(input); approximate='tanh' uses the tanh formula"},
-      {"tanh(Tensor input)", kActivation, to_floating, "hyperbolic tangent"},
-      {"softplus(Tensor input, float beta=1.0, float threshold=20.0)", kUnary, floating_only,
-       "log(1 + exp(beta * input)) / beta, linear above threshold"},
+      {"relu(Tensor input)", kActivationClasses, same_dtype_no_bool, "max(input, 0)", unary(kRelu)},
+      {"relu6(Tensor input)", kActivationClasses, same_dtype_no_bool, "min(max(input, 0), 6)",
+       unary(kRelu6)},
+      {"hardtanh(Tensor input, float min_val=-1.0, float max_val=1.0)", kActivationClasses,
+       same_dtype_no_bool, "min(max(input, min_val), max_val)",
+       unary(kClamp, {"min_val"}, {"max_val"})},
+      {"leaky_relu(Tensor input, float negative_slope=0.01)", kActivationClasses, floating_only,
+       "input if input >= 0 else negative_slope * input", unary(kLeakyRelu, {"negative_slope"})},
+      {"elu(Tensor input, float alpha=1.0)", kActivationClasses, floating_only,
+       "input if input > 0 else alpha * (exp(input) - 1)", unary(kElu, {"alpha"})},
+      {"hardswish(Tensor input)", kActivationClasses, floating_only, "input * relu6(input + 3) / 6",
+       unary(kHardswish)},
+      {"hardsigmoid(Tensor input)", kActivationClasses, floating_only, "relu6(input + 3) / 6",
+       unary(kHardsigmoid)},
+      {"silu(Tensor input)", kActivationClasses, floating_only, "input * sigmoid(input) (swish)",
+       unary(kSilu)},
+      {"sigmoid(Tensor input)", kActivationClasses, to_floating, "1 / (1 + exp(-input))",
+       unary(kSigmoid)},
+      {"gelu(Tensor input, str approximate='none')", kActivationClasses, gelu,
+       "input * Phi(input); approximate='tanh' uses the tanh formula",
+       unary(kGelu, {}, {}, {{"approximate", "tanh", kGeluTanh}})},
+      {"tanh(Tensor input)", kActivationClasses, to_floating, "hyperbolic tangent", unary(kTanh)},
+      {"softplus(Tensor input, float beta=1.0, float threshold=20.0)", kUnaryClasses, floating_only,
+       "log(1 + exp(beta * input)) / beta, linear above threshold",
+       unary(kSoftplus, {"beta"}, {"threshold"})},
 
       // ** unary math ** (what constant folding needs; `out` dropped)
-      {"sqrt(Tensor input)", kUnary, to_floating, "square root"},
-      {"rsqrt(Tensor input)", kUnary, to_floating, "1 / sqrt(input)"},
-      {"exp(Tensor input)", kUnary, to_floating, "e ** input"},
-      {"log(Tensor input)", kUnary, to_floating, "natural logarithm"},
-      {"neg(Tensor input)", kUnary, same_dtype_no_bool, "-input"},
-      {"reciprocal(Tensor input)", kUnary, to_floating, "1 / input"},
-      {"abs(Tensor input)", kUnary, same_dtype_no_bool, "|input|"},
-      {"erf(Tensor input)", kUnary, to_floating, "the error function"},
+      {"sqrt(Tensor input)", kUnaryClasses, to_floating, "square root", positive(kSqrt)},
+      {"rsqrt(Tensor input)", kUnaryClasses, to_floating, "1 / sqrt(input)", positive(kRsqrt)},
+      {"exp(Tensor input)", kUnaryClasses, to_floating, "e ** input", unary(kExp)},
+      {"log(Tensor input)", kUnaryClasses, to_floating, "natural logarithm", positive(kLog)},
+      {"neg(Tensor input)", kUnaryClasses, same_dtype_no_bool, "-input", unary(kNeg)},
+      {"reciprocal(Tensor input)", kUnaryClasses, to_floating, "1 / input", positive(kReciprocal)},
+      {"abs(Tensor input)", kUnaryClasses, same_dtype_no_bool, "|input|", unary(kAbs)},
+      {"erf(Tensor input)", kUnaryClasses, to_floating, "the error function", unary(kErf)},
       // Scalar, not float, so that clamp(int64 tensor, min=0) stays int64 as in torch.
-      {"clamp(Tensor input, Scalar? min=None, Scalar? max=None)", kUnary, clamp,
-       "min(max(input, min), max); at least one bound is given"},
+      {"clamp(Tensor input, Scalar? min=None, Scalar? max=None)", kUnaryClasses, clamp,
+       "min(max(input, min), max); at least one bound is given",
+       unary(kClamp, {"min", -INFINITY}, {"max", INFINITY})},
 
       // ** binary elementwise ** (`out` dropped) An operand may be a scalar literal, as fx
       // records `x * 0.5` and `2 + x`; results follow torch's type promotion.
       // add is commutative only when alpha == 1 (input + alpha * other): the matcher swaps an
       // add's operands only then (OpSchema::commutes).
-      {"add(Tensor|Scalar input, Tensor|Scalar other, Scalar alpha=1)", kBinary, add,
-       "input + alpha * other (commutative when alpha == 1)", /*commutative=*/true, {}, "alpha",
+      {"add(Tensor|Scalar input, Tensor|Scalar other, Scalar alpha=1)", kBinaryClasses, add,
+       "input + alpha * other (commutative when alpha == 1)",
+       binary(kAdd, {"alpha", 1}), /*commutative=*/true, {}, "alpha",
        int64_t{1}},
-      {"sub(Tensor|Scalar input, Tensor|Scalar other, Scalar alpha=1)", kBinary, sub,
-       "input - alpha * other"},
-      {"mul(Tensor|Scalar input, Tensor|Scalar other)", kBinary, mul, "input * other",
+      {"sub(Tensor|Scalar input, Tensor|Scalar other, Scalar alpha=1)", kBinaryClasses, sub,
+       "input - alpha * other", binary(kSub, {"alpha", 1})},
+      {"mul(Tensor|Scalar input, Tensor|Scalar other)", kBinaryClasses, mul, "input * other",
+       binary(kMul),
        /*commutative=*/true},
-      {"div(Tensor|Scalar input, Tensor|Scalar other, str? rounding_mode=None)", kBinary, div,
-       "input / other; rounding_mode 'trunc' or 'floor' rounds the quotient"},
-      {"pow(Tensor|Scalar input, Tensor|Scalar exponent)", kBinary, pow, "input ** exponent"},
-      {"maximum(Tensor input, Tensor other)", kBinary, maximum_minimum,
-       "elementwise max(input, other)", /*commutative=*/true},
-      {"minimum(Tensor input, Tensor other)", kBinary, maximum_minimum,
-       "elementwise min(input, other)", /*commutative=*/true},
+      {"div(Tensor|Scalar input, Tensor|Scalar other, str? rounding_mode=None)", kBinaryClasses,
+       div,
+       "input / other; rounding_mode 'trunc' or 'floor' rounds the quotient",
+       binary(kDiv, {"", 1},
+       {{"rounding_mode", "trunc", kDivTrunc}, {"rounding_mode", "floor", kDivFloor}})},
+      {"pow(Tensor|Scalar input, Tensor|Scalar exponent)", kBinaryClasses, pow, "input ** exponent",
+       binary(kPow)},
+      {"maximum(Tensor input, Tensor other)", kBinaryClasses, maximum_minimum,
+       "elementwise max(input, other)", binary(kMaximum), /*commutative=*/true},
+      {"minimum(Tensor input, Tensor other)", kBinaryClasses, maximum_minimum,
+       "elementwise min(input, other)", binary(kMinimum), /*commutative=*/true},
 
       // ** pooling ** `return_indices` dropped. stride=[] is torch's stride=None: the kernel
       // size.
       {"max_pool2d(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
        "int[2] dilation=1, bool ceil_mode=False)",
-       {"pool"}, max_pool2d, "maximum over each kernel_size window"},
+       {"pool"}, max_pool2d, "maximum over each kernel_size window", family(kPool2d, {kImage})},
       {"avg_pool2d(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
        "bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None)",
-       {"pool"}, avg_pool2d, "mean over each kernel_size window"},
+       {"pool"}, avg_pool2d, "mean over each kernel_size window", family(kPool2d, {kImage})},
       // torch also accepts None in output_size (keep that input size); exporters write it out.
       {"adaptive_avg_pool2d(Tensor input, int[2] output_size)", {"pool"}, adaptive_pool2d,
-       "mean pooling to exactly output_size (H, W)"},
+       "mean pooling to exactly output_size (H, W)", family(kAdaptivePool2d, {kImage})},
       {"adaptive_max_pool2d(Tensor input, int[2] output_size)", {"pool"}, adaptive_pool2d,
-       "max pooling to exactly output_size (H, W)"},
+       "max pooling to exactly output_size (H, W)", family(kAdaptivePool2d, {kImage})},
 
       // ** reductions ** (`dtype` and `out` dropped) dim=None or [] reduces every dim.
       {"mean(Tensor input, int[]? dim=None, bool keepdim=False)", {"reduction"}, mean,
-       "mean over dim"},
+       "mean over dim", family(kReduce)},
       {"sum(Tensor input, int[]? dim=None, bool keepdim=False)", {"reduction"}, sum,
-       "sum over dim (integers sum in int64)"},
+       "sum over dim (integers sum in int64)", family(kReduce)},
       {"amax(Tensor input, int[] dim=[], bool keepdim=False)", {"reduction"}, amax,
-       "maximum over dim"},
+       "maximum over dim", family(kReduce)},
 
       // ** shape and data movement **
       {"flatten(Tensor input, int start_dim=0, int end_dim=-1)", {"shape"}, flatten,
-       "merges dims start_dim..end_dim into one"},
+       "merges dims start_dim..end_dim into one", family(kView)},
       {"reshape(Tensor input, int[] shape)", {"shape"}, reshape,
-       "the same elements in a new shape; one size may be -1 (inferred)", false, {"view"}},
-      {"permute(Tensor input, int[] dims)", {"shape"}, permute, "reorders the dims"},
-      {"transpose(Tensor input, int dim0, int dim1)", {"shape"}, transpose, "swaps two dims"},
-      {"unsqueeze(Tensor input, int dim)", {"shape"}, unsqueeze, "inserts a dim of size 1"},
+       "the same elements in a new shape; one size may be -1 (inferred)",
+       family(kView), false, {"view"}},
+      {"permute(Tensor input, int[] dims)", {"shape"}, permute, "reorders the dims",
+       family(kPermute)},
+      {"transpose(Tensor input, int dim0, int dim1)", {"shape"}, transpose, "swaps two dims",
+       family(kPermute)},
+      {"unsqueeze(Tensor input, int dim)", {"shape"}, unsqueeze, "inserts a dim of size 1",
+       family(kView)},
       {"squeeze(Tensor input, int? dim=None)", {"shape"}, squeeze,
-       "removes dims of size 1 (only `dim` if given)"},
+       "removes dims of size 1 (only `dim` if given)", family(kView)},
       {"cat(Tensor[] tensors, int dim=0)", {}, cat,  // `out` dropped
-       "concatenates tensors along dim"},
+       "concatenates tensors along dim", family(kCat)},
       // `memory_format` dropped (contiguous, clone).
       {"contiguous(Tensor input)", {"no_op"}, any_dtype,
-       "the input in row-major layout: the identity on graft's graphs"},
-      {"clone(Tensor input)", {"no_op"}, any_dtype, "a copy: the identity on graft's graphs"},
+       "the input in row-major layout: the identity on graft's graphs", family(kIdentity)},
+      {"clone(Tensor input)", {"no_op"}, any_dtype, "a copy: the identity on graft's graphs",
+       family(kIdentity)},
       // `inplace` dropped. Not a no_op: with training=True it zeroes and rescales.
       {"dropout(Tensor input, float p=0.5, bool training=True)", {}, dropout,
-       "zeroes elements with probability p when training; the identity when training=False"},
+       "zeroes elements with probability p when training; the identity when training=False",
+       family(kDropout)},
   };
 }
 

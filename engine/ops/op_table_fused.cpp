@@ -9,8 +9,8 @@
 //   y = y + residual                               (when residual is given: oneDNN's sum post-op)
 //   y = post_activation(y)                         (ResNet's relu after the add)
 // Activation parameters: leaky_relu's slope is `alpha`; hardtanh/clamp clip to [alpha, beta];
-// elu's alpha is `alpha`; the others take none.
-#include <iterator>
+// elu's alpha is `alpha`; the others take none. fused_activations() names each activation's
+// formula (op_facts.h), which the reference and the runtime compute.
 #include <string>
 #include <vector>
 
@@ -19,13 +19,6 @@
 
 namespace graft {
 namespace {
-
-// The activation and post_activation names (AttrSpec::choices: loading, rules and the rewriter
-// reject others). Kept in sync with runtime/kernels/activation.cpp (runtime_test checks every
-// name runs).
-const char* const kActivations[] = {"none", "relu", "leaky_relu", "relu6", "hardtanh", "clamp",
-                                    "elu", "hardswish", "hardsigmoid", "silu", "sigmoid", "tanh",
-                                    "gelu", "gelu_tanh"};
 
 /// Checks that the residual has the result's shape (oneDNN's sum post-op adds elementwise
 /// without broadcasting).
@@ -67,6 +60,28 @@ std::optional<TensorType> linear_post_shape(const InferInputs& in, std::string* 
 
 }  // namespace
 
+const std::vector<ActivationName>& fused_activations() {
+  using enum Formula;
+  static const std::vector<ActivationName> names = {
+      {"none", std::nullopt}, {"relu", kRelu},       {"leaky_relu", kLeakyRelu},
+      {"relu6", kRelu6},      {"hardtanh", kClamp},  {"clamp", kClamp},
+      {"elu", kElu},          {"hardswish", kHardswish}, {"hardsigmoid", kHardsigmoid},
+      {"silu", kSilu},        {"sigmoid", kSigmoid}, {"tanh", kTanh},
+      {"gelu", kGelu},        {"gelu_tanh", kGeluTanh}};
+  return names;
+}
+
+std::optional<Formula> activation_formula(std::string_view name, bool* known) {
+  for (const ActivationName& a : fused_activations()) {
+    if (a.name == name) {
+      *known = true;
+      return a.formula;
+    }
+  }
+  *known = false;
+  return std::nullopt;
+}
+
 std::vector<OpDef> fused_op_defs() {
   std::vector<OpDef> defs = {
       // ** fused convolution and linear (oneDNN post-ops) **
@@ -75,14 +90,25 @@ std::vector<OpDef> fused_op_defs() {
        "str activation='none', float alpha=0.0, float beta=0.0, "
        "str post_activation='none', float post_alpha=0.0, float post_beta=0.0)",
        {"fused"}, conv2d_post_shape,
-       "post_activation(activation(conv2d(input, weight, bias)) + residual), one primitive"},
+       "post_activation(activation(conv2d(input, weight, bias)) + residual), one primitive",
+       {OpFamily::kConv2dPost,
+        std::nullopt,
+        {OperandRole::kImage, OperandRole::kConvWeight, OperandRole::kOutChannels,
+         OperandRole::kLikeResult}}},
       {"linear_post(Tensor input, Tensor weight, Tensor? bias=None, Tensor? residual=None, "
        "str activation='none', float alpha=0.0, float beta=0.0, "
        "str post_activation='none', float post_alpha=0.0, float post_beta=0.0)",
        {"fused"}, linear_post_shape,
-       "post_activation(activation(linear(input, weight, bias)) + residual), one primitive"},
+       "post_activation(activation(linear(input, weight, bias)) + residual), one primitive",
+       {OpFamily::kLinearPost,
+        std::nullopt,
+        {OperandRole::kMatrix, OperandRole::kLinearWeight, OperandRole::kOutChannels,
+         OperandRole::kLikeResult}}},
   };
-  const std::vector<std::string> activations(std::begin(kActivations), std::end(kActivations));
+  // The activation and post_activation names (AttrSpec::choices: loading, rules and the
+  // rewriter reject others).
+  std::vector<std::string> activations;
+  for (const ActivationName& a : fused_activations()) activations.emplace_back(a.name);
   for (OpDef& def : defs) {
     def.choices = {{"activation", activations}, {"post_activation", activations}};
   }

@@ -1,42 +1,86 @@
-// The activation name -> oneDNN eltwise table.
+// The formula -> oneDNN eltwise table (engine/ops/op_facts.h's Formula), for the unary ops
+// and the fused ops' activations.
 #include "runtime/kernels/activation.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
 
 namespace graft::runtime {
 
 using dnnl::algorithm;
 
-std::optional<std::vector<EltwiseStep>> activation_steps(const std::string& name, double alpha,
-                                                         double beta) {
+namespace {
+
+// From this threshold up, torch's linear branch of softplus and log(1 + exp(y)) round to the
+// same float: at y > 15, log(1 + exp(y)) - y < exp(-15) = 3.1e-7, under half an ulp of any
+// such y (4.8e-7). Below it the branch changes results.
+constexpr double kSoftplusThresholdInvisible = 15;
+
+/// softplus(x, beta, threshold) = log(1 + exp(beta * x)) / beta, or x where beta * x >
+/// threshold (torch). oneDNN 2.6's soft_relu is log(1 + exp(y)) and ignores alpha and beta
+/// (dnnl_types.h), so linear steps scale around it, and it has no threshold, which only
+/// matters below kSoftplusThresholdInvisible. nullopt: use the fallback.
+std::optional<std::vector<EltwiseStep>> softplus_steps(double beta, double threshold) {
+  const auto b = static_cast<float>(beta);
+  // beta = 0 divides by zero (torch gives inf); leave that, and NaN or inf, to the fallback.
+  if (!std::isnormal(b) || !(threshold >= kSoftplusThresholdInvisible)) return std::nullopt;
+  std::vector<EltwiseStep> steps;
+  if (b != 1) steps.push_back({algorithm::eltwise_linear, b, 0});
+  steps.push_back({algorithm::eltwise_soft_relu, 0, 0});
+  if (b != 1) steps.push_back({algorithm::eltwise_linear, 1 / b, 0});
+  return steps;
+}
+
+}  // namespace
+
+std::optional<std::vector<EltwiseStep>> formula_steps(Formula formula, double alpha,
+                                                      double beta) {
+  using enum Formula;
+  using Steps = std::vector<EltwiseStep>;
   auto a = static_cast<float>(alpha);
   auto b = static_cast<float>(beta);
-  if (name == "none") return std::vector<EltwiseStep>{};
-  if (name == "relu") return std::vector<EltwiseStep>{{algorithm::eltwise_relu, 0, 0}};
-  if (name == "leaky_relu") return std::vector<EltwiseStep>{{algorithm::eltwise_relu, a, 0}};
-  if (name == "relu6") return std::vector<EltwiseStep>{{algorithm::eltwise_clip, 0, 6}};
-  if (name == "hardtanh" || name == "clamp") {
-    return std::vector<EltwiseStep>{{algorithm::eltwise_clip, a, b}};
+  switch (formula) {
+    case kRelu: return Steps{{algorithm::eltwise_relu, 0, 0}};
+    case kLeakyRelu: return Steps{{algorithm::eltwise_relu, a, 0}};
+    case kRelu6: return Steps{{algorithm::eltwise_clip, 0, 6}};
+    // Infinite bounds (clamp's None) become the float range; clip is max(lo, min(hi, x)).
+    case kClamp:
+      return Steps{{algorithm::eltwise_clip, std::max(a, -FLT_MAX), std::min(b, FLT_MAX)}};
+    case kElu: return Steps{{algorithm::eltwise_elu, a, 0}};
+    // oneDNN 2.6's hardswish is x * relu6(x + 3) / 6, exactly torch's.
+    case kHardswish: return Steps{{algorithm::eltwise_hardswish, 0, 0}};
+    // hardsigmoid = clip(x / 6 + 1/2, 0, 1): no single algorithm in 2.6.
+    case kHardsigmoid:
+      return Steps{{algorithm::eltwise_linear, 1.0f / 6, 0.5f}, {algorithm::eltwise_clip, 0, 1}};
+    case kSilu: return Steps{{algorithm::eltwise_swish, 1, 0}};
+    case kSigmoid: return Steps{{algorithm::eltwise_logistic, 0, 0}};
+    case kTanh: return Steps{{algorithm::eltwise_tanh, 0, 0}};
+    case kGelu: return Steps{{algorithm::eltwise_gelu_erf, 0, 0}};
+    case kGeluTanh: return Steps{{algorithm::eltwise_gelu_tanh, 0, 0}};
+    case kSqrt: return Steps{{algorithm::eltwise_sqrt, 0, 0}};
+    case kRsqrt: return Steps{{algorithm::eltwise_pow, 1, -0.5f}};
+    case kExp: return Steps{{algorithm::eltwise_exp, 0, 0}};
+    case kLog: return Steps{{algorithm::eltwise_log, 0, 0}};
+    case kNeg: return Steps{{algorithm::eltwise_linear, -1, 0}};
+    case kReciprocal: return Steps{{algorithm::eltwise_pow, 1, -1}};
+    case kAbs: return Steps{{algorithm::eltwise_abs, 0, 0}};
+    case kSoftplus: return softplus_steps(alpha, beta);
+    case kErf: return std::nullopt;  // no eltwise erf in oneDNN 2.6
+    // Binary formulas: binary.cpp.
+    case kAdd: case kSub: case kMul: case kDiv: case kDivTrunc: case kDivFloor: case kPow:
+    case kMaximum: case kMinimum: return std::nullopt;
   }
-  if (name == "elu") return std::vector<EltwiseStep>{{algorithm::eltwise_elu, a, 0}};
-  // oneDNN 2.6's hardswish is x * relu6(x + 3) / 6, exactly torch's.
-  if (name == "hardswish") return std::vector<EltwiseStep>{{algorithm::eltwise_hardswish, 0, 0}};
-  // hardsigmoid = clip(x / 6 + 1/2, 0, 1): no single algorithm in 2.6.
-  if (name == "hardsigmoid") {
-    return std::vector<EltwiseStep>{{algorithm::eltwise_linear, 1.0f / 6, 0.5f},
-                                    {algorithm::eltwise_clip, 0, 1}};
-  }
-  if (name == "silu") return std::vector<EltwiseStep>{{algorithm::eltwise_swish, 1, 0}};
-  if (name == "sigmoid") return std::vector<EltwiseStep>{{algorithm::eltwise_logistic, 0, 0}};
-  if (name == "tanh") return std::vector<EltwiseStep>{{algorithm::eltwise_tanh, 0, 0}};
-  if (name == "gelu") return std::vector<EltwiseStep>{{algorithm::eltwise_gelu_erf, 0, 0}};
-  if (name == "gelu_tanh") return std::vector<EltwiseStep>{{algorithm::eltwise_gelu_tanh, 0, 0}};
   return std::nullopt;
 }
 
-const std::vector<std::string>& activation_names() {
-  static const std::vector<std::string> names = {
-      "none", "relu", "leaky_relu", "relu6", "hardtanh", "clamp", "elu", "hardswish",
-      "hardsigmoid", "silu", "sigmoid", "tanh", "gelu", "gelu_tanh"};
-  return names;
+std::optional<std::vector<EltwiseStep>> activation_steps(const std::string& name, double alpha,
+                                                         double beta) {
+  bool known = false;
+  std::optional<Formula> formula = activation_formula(name, &known);
+  if (!known) return std::nullopt;
+  if (!formula) return std::vector<EltwiseStep>{};  // 'none'
+  return formula_steps(*formula, alpha, beta);
 }
 
 std::optional<std::vector<EltwiseStep>> fused_activation(KernelContext& ctx,
@@ -48,7 +92,9 @@ std::optional<std::vector<EltwiseStep>> fused_activation(KernelContext& ctx,
   auto steps = activation_steps(*name, *alpha, *beta);
   if (!steps) {
     std::string known;
-    for (const std::string& n : activation_names()) known += (known.empty() ? "'" : ", '") + n + "'";
+    for (const ActivationName& a : fused_activations()) {
+      known += (known.empty() ? "'" : ", '") + std::string(a.name) + "'";
+    }
     return ctx.fail("unknown activation '" + *name + "' (expected one of " + known + ")");
   }
   return steps;

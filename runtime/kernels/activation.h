@@ -1,5 +1,5 @@
-// Activations as oneDNN eltwise steps, shared by the eltwise kernels and the post-ops of the
-// fused conv2d_post / linear_post ops. Most activations are one oneDNN algorithm; a few
+// Elementwise formulas as oneDNN eltwise steps, shared by the eltwise kernels and the post-ops
+// of the fused conv2d_post / linear_post ops. Most formulas are one oneDNN algorithm; a few
 // (hardsigmoid) need two steps because oneDNN 2.6 has no algorithm for them.
 #pragma once
 
@@ -17,13 +17,16 @@ struct EltwiseStep {
   float beta = 0;
 };
 
-/// The steps computing the fused-op activation `name` ('relu', 'relu6', 'hardtanh', 'gelu', …)
-/// with its parameters (`alpha`, `beta`: leaky_relu slope, hardtanh min/max, elu alpha).
-/// 'none' gives no steps; an unknown name gives nullopt.
+/// The steps computing `formula` with its parameters (`alpha`, `beta`: as
+/// eval/elementwise_formulas.h reads them), or nullopt where oneDNN 2.6 has no algorithm for
+/// it (erf, softplus with a small threshold, binary formulas): those run the fallback. One
+/// case per formula, so that a formula added without a row here fails to build (-Wswitch).
+std::optional<std::vector<EltwiseStep>> formula_steps(Formula formula, double alpha, double beta);
+/// The steps computing the fused-op activation `name` ('relu', 'gelu_tanh', …; see
+/// fused_activations()) with its parameters; 'none' gives no steps, an unknown name or one
+/// without an algorithm nullopt.
 std::optional<std::vector<EltwiseStep>> activation_steps(const std::string& name, double alpha,
                                                          double beta);
-/// The activation names activation_steps() knows, for messages and tests.
-const std::vector<std::string>& activation_names();
 
 /// Reads the `<prefix>activation`, `<prefix>alpha`, `<prefix>beta` attributes of a fused op
 /// and returns its steps; nullopt after reporting if the name is unknown.

@@ -2,6 +2,7 @@
 // broadcasts its second source (src1) to the first (src0, whose shape must be the result's); a
 // tensor and a scalar become one eltwise step (linear or pow). Cases oneDNN cannot express
 // (both operands broadcast, a broadcast dividend, pow of two tensors) run the plain fallback.
+#include "eval/node_formula.h"
 #include "runtime/kernels/activation.h"
 #include "runtime/kernels/families.h"
 
@@ -19,51 +20,50 @@ Shape pad_rank(const Shape& shape, size_t rank) {
 
 /// tensor (op) scalar, or scalar (op) tensor, as eltwise steps; nullopt when it needs the
 /// fallback.
-std::optional<std::vector<EltwiseStep>> scalar_steps(const std::string& op, double alpha,
-                                                     double s, bool scalar_first) {
+std::optional<std::vector<EltwiseStep>> scalar_steps(Formula op, double alpha, double s,
+                                                     bool scalar_first) {
+  using enum Formula;
   auto f = [](double v) { return static_cast<float>(v); };
   using Steps = std::vector<EltwiseStep>;
   if (!scalar_first) {
-    if (op == "add") return Steps{{algorithm::eltwise_linear, 1, f(alpha * s)}};
-    if (op == "sub") return Steps{{algorithm::eltwise_linear, 1, f(-alpha * s)}};
-    if (op == "mul") return Steps{{algorithm::eltwise_linear, f(s), 0}};
-    if (op == "div") return Steps{{algorithm::eltwise_linear, f(1.0 / s), 0}};
-    if (op == "pow") return Steps{{algorithm::eltwise_pow, 1, f(s)}};
+    if (op == kAdd) return Steps{{algorithm::eltwise_linear, 1, f(alpha * s)}};
+    if (op == kSub) return Steps{{algorithm::eltwise_linear, 1, f(-alpha * s)}};
+    if (op == kMul) return Steps{{algorithm::eltwise_linear, f(s), 0}};
+    if (op == kDiv) return Steps{{algorithm::eltwise_linear, f(1.0 / s), 0}};
+    if (op == kPow) return Steps{{algorithm::eltwise_pow, 1, f(s)}};
     return std::nullopt;
   }
-  if (op == "add") return Steps{{algorithm::eltwise_linear, f(alpha), f(s)}};
-  if (op == "sub") return Steps{{algorithm::eltwise_linear, f(-alpha), f(s)}};
-  if (op == "mul") return Steps{{algorithm::eltwise_linear, f(s), 0}};
-  if (op == "div") return Steps{{algorithm::eltwise_pow, f(s), -1}};
+  if (op == kAdd) return Steps{{algorithm::eltwise_linear, f(alpha), f(s)}};
+  if (op == kSub) return Steps{{algorithm::eltwise_linear, f(-alpha), f(s)}};
+  if (op == kMul) return Steps{{algorithm::eltwise_linear, f(s), 0}};
+  if (op == kDiv) return Steps{{algorithm::eltwise_pow, f(s), -1}};
   return std::nullopt;  // pow(scalar, tensor)
 }
 
-std::optional<algorithm> binary_alg(const std::string& op) {
-  if (op == "add") return algorithm::binary_add;
-  if (op == "sub") return algorithm::binary_sub;
-  if (op == "mul") return algorithm::binary_mul;
-  if (op == "div") return algorithm::binary_div;
-  if (op == "maximum") return algorithm::binary_max;
-  if (op == "minimum") return algorithm::binary_min;
+std::optional<algorithm> binary_alg(Formula op) {
+  using enum Formula;
+  if (op == kAdd) return algorithm::binary_add;
+  if (op == kSub) return algorithm::binary_sub;
+  if (op == kMul) return algorithm::binary_mul;
+  if (op == kDiv) return algorithm::binary_div;
+  if (op == kMaximum) return algorithm::binary_max;
+  if (op == kMinimum) return algorithm::binary_min;
   return std::nullopt;
 }
 
 }  // namespace
 
 std::optional<KernelPlan> build_binary(KernelContext& ctx) {
-  const std::string& op = ctx.op();
   const Operand& a = ctx.operand(0);
   const Operand& b = ctx.operand(1);
+  std::string error;
+  std::optional<eval::NodeFormula> formula =
+      eval::node_formula(*ctx.node().schema(), ctx.node().attrs(), &error);
+  if (!formula) return ctx.fail(error);
+  const Formula op = formula->op;
+  const double alpha = formula->params.alpha;  // add's and sub's; 1 for the others
   // oneDNN 2.6 has no floor/trunc eltwise: a rounding div runs the reference loop.
-  if (op == "div" && ctx.has_attr("rounding_mode") && !is_none(*ctx.attr("rounding_mode"))) {
-    return build_fallback(ctx);
-  }
-  double alpha = 1;
-  if (ctx.has_attr("alpha")) {
-    auto v = ctx.float_or("alpha", 1);
-    if (!v) return std::nullopt;
-    alpha = *v;
-  }
+  if (op == Formula::kDivTrunc || op == Formula::kDivFloor) return build_fallback(ctx);
   if (a.is_tensor() != b.is_tensor()) {
     const bool scalar_first = !a.is_tensor();
     auto steps = scalar_steps(op, alpha, scalar_first ? a.scalar : b.scalar, scalar_first);
@@ -78,9 +78,9 @@ std::optional<KernelPlan> build_binary(KernelContext& ctx) {
   int i0 = 0;
   bool negate = false;
   if (a.shape() != out) {
-    if (b.shape() != out || op == "div") alg.reset();
+    if (b.shape() != out || op == Formula::kDiv) alg.reset();
     i0 = 1;
-    negate = op == "sub";
+    negate = op == Formula::kSub;
   }
   if (!alg) return build_fallback(ctx);
   const int i1 = 1 - i0;

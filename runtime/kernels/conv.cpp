@@ -80,7 +80,7 @@ bool cpu_has_winograd() {
 }
 
 std::optional<KernelPlan> build_conv2d(KernelContext& ctx) {
-  const bool fused = ctx.op() == "conv2d_post";
+  const bool fused = ctx.family() == OpFamily::kConv2dPost;
   const Operand& x = ctx.operand(0);
   const Operand& w = ctx.operand(1);
   const Operand& bias = ctx.operand(2);

@@ -16,7 +16,7 @@ using eval::has_reference;
 using eval::reference_op;
 
 std::optional<KernelPlan> build_fallback(KernelContext& ctx) {
-  if (!has_reference(ctx.op())) return ctx.not_implemented("no kernel for op '" + ctx.op() + "'");
+  if (!ctx.node().schema() || !has_reference(*ctx.node().schema())) return ctx.not_implemented("no kernel for op '" + ctx.op() + "'");
   KernelPlan plan = make_plan(ctx);
   std::vector<Operand> operands = ctx.operands();
   for (size_t i = 0; i < operands.size(); ++i) {

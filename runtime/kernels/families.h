@@ -1,5 +1,5 @@
-// The kernel builders of runtime/kernels/, one per op family; kernel_table.cpp maps op names
-// to them. Each returns nullopt after reporting to the context's diagnostics.
+// The kernel builders of runtime/kernels/, one per op family; kernel_table.cpp maps the
+// registry's op families (engine/ops/op_facts.h) to them. Each returns nullopt after reporting to the context's diagnostics.
 #pragma once
 
 #include "runtime/kernel.h"

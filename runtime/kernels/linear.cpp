@@ -8,7 +8,7 @@
 namespace graft::runtime {
 
 std::optional<KernelPlan> build_linear(KernelContext& ctx) {
-  const bool fused = ctx.op() == "linear_post";
+  const bool fused = ctx.family() == OpFamily::kLinearPost;
   const Operand& x = ctx.operand(0);
   const Operand& w = ctx.operand(1);
   const Operand& bias = ctx.operand(2);

@@ -18,7 +18,7 @@ std::optional<KernelPlan> build_view(KernelContext& ctx) {
 
 std::optional<KernelPlan> build_alias(KernelContext& ctx) {
   if (!ctx.operand(0).is_tensor()) return ctx.not_implemented("a scalar input");
-  if (ctx.op() == "dropout" && ctx.has_attr("training")) {
+  if (ctx.family() == OpFamily::kDropout) {
     auto training = ctx.bool_attr("training");
     if (!training) return std::nullopt;
     if (*training) return ctx.not_implemented("dropout in training mode (export in eval mode)");
@@ -40,7 +40,7 @@ std::optional<KernelPlan> build_permute(KernelContext& ctx) {
   std::vector<int64_t> perm(static_cast<size_t>(rank));
   for (int64_t i = 0; i < rank; ++i) perm[static_cast<size_t>(i)] = i;
   auto normalize = [&](int64_t d) { return d < 0 ? d + rank : d; };
-  if (ctx.op() == "permute") {
+  if (ctx.has_attr("dims")) {  // permute; transpose has dim0 and dim1
     auto dims = ctx.ints_attr("dims");
     if (!dims) return std::nullopt;
     if (static_cast<int64_t>(dims->size()) != rank) {

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "engine/ops/op_registry.h"
 #include "eval/elementwise_formulas.h"
 
 using namespace graft::eval;
@@ -13,7 +14,8 @@ namespace {
 
 double unary(std::string_view op, double v, ElementParams p = {}) {
   double out = 12345;
-  with_unary(*element_op_named(op), p, [&](auto fn) { out = fn(v); });
+  with_unary(graft::OpRegistry::get().find(op)->elementwise->formula, p,
+             [&](auto fn) { out = fn(v); });
   return out;
 }
 

@@ -16,11 +16,11 @@ using namespace graft;
 using namespace graft::testing;
 
 TEST_CASE("every registry op has a runtime kernel and a reference kernel", "[runtime][coverage]") {
-  std::vector<std::string> kernels = runtime::runtime_op_names();
   for (const OpSchema& op : OpRegistry::get().ops()) {
     INFO("op " << op.name);
-    CHECK(std::binary_search(kernels.begin(), kernels.end(), op.name));
-    CHECK(eval::has_reference(op.name));
+    CHECK(runtime::has_runtime_kernel(op));
+    // An op may go without a reference kernel only where its row says why.
+    CHECK((eval::has_reference(op) || !op.no_reference.empty()));
   }
 }
 

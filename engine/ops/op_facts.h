@@ -1,0 +1,107 @@
+// The semantic facts an op table row declares beside its signature, in graft's own terms so
+// that the engine stays free of eval/ and oneDNN: what the op computes (its family and, for an
+// elementwise op, its formula and the attributes that parametrise it) and what role each
+// operand plays for rule-test synthesis. eval/ and runtime/ key their kernel tables on these
+// enums (a switch per table, so -Wswitch makes a missing case a build error); docs/ops.md
+// explains how the pieces fit.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace graft {
+
+/// What an op computes, at the granularity of a kernel: the reference kernels
+/// (eval/reference.cpp) and the runtime's kernel builders (runtime/kernel_table.cpp) each map
+/// every family to one kernel. Ops of a family differ only in their schema (max vs avg pool).
+enum class OpFamily : uint8_t {
+  kNone,  // no kernel: a schema built outside the op table
+  kConv2d, kConv2dPost, kLinear, kLinearPost, kMatmul,
+  kBatchNorm, kLayerNorm, kSoftmax,
+  kUnary,   // an elementwise formula of one tensor (OpSchema::formula)
+  kBinary,  // an elementwise formula of two operands with broadcasting
+  kPool2d, kAdaptivePool2d, kReduce,
+  kCat,
+  kView,      // the operand's bytes in another shape (reshape, flatten, squeeze, unsqueeze)
+  kPermute,   // permute, transpose
+  kIdentity,  // contiguous, clone
+  kDropout,   // the identity when not training
+};
+
+// clang-format off
+/// The element formulas of elementwise ops and of the fused ops' activations, one per formula,
+/// not per op: hardtanh and clamp share kClamp, div's rounding modes and gelu's approximation
+/// each have their own. eval/elementwise_formulas.h defines them; the order groups binary
+/// formulas first, then unary ones, activations last.
+enum class Formula : uint8_t {
+  // binary
+  kAdd, kSub, kMul, kDiv, kDivTrunc, kDivFloor, kPow, kMaximum, kMinimum,
+  // unary; from kRelu on, also activations
+  kSqrt, kRsqrt, kExp, kLog, kNeg, kReciprocal, kAbs, kErf, kSoftplus, kRelu, kRelu6, kClamp,
+  kLeakyRelu, kElu, kHardswish, kHardsigmoid, kSilu, kSigmoid, kTanh, kGelu, kGeluTanh,
+};
+// clang-format on
+constexpr size_t kFormulaCount = static_cast<size_t>(Formula::kGeluTanh) + 1;
+
+constexpr bool is_binary(Formula f) { return f <= Formula::kMinimum; }
+/// True for the fused ops' activation vocabulary (see fused_activations()).
+constexpr bool is_activation(Formula f) { return f >= Formula::kRelu; }
+
+/// One formula parameter read from an attribute: `attr`'s value, or `none_value` when it is
+/// None (clamp's missing bound is -inf / inf).
+struct FormulaParam {
+  std::string attr;  // empty: the parameter is unused (0)
+  double none_value = 0;
+  int index = -1;    // attr's index in the schema, set by the registry
+};
+
+/// A string attribute value that selects another formula (gelu's approximate='tanh').
+struct FormulaVariant {
+  std::string attr, value;
+  Formula formula;
+  int index = -1;  // attr's index in the schema, set by the registry
+};
+
+/// An elementwise op's formula and where its parameters come from: alpha and beta as the
+/// formulas read them (add's alpha, clamp's bounds, leaky_relu's slope, softplus's beta and
+/// threshold).
+struct ElementwiseFacts {
+  Formula formula;
+  FormulaParam alpha, beta;
+  std::vector<FormulaVariant> variants;
+};
+
+/// What an operand is, for rule-test synthesis (ruletest/synthesis_roles.cpp): the shape a
+/// test graph gives it when a rule leaves it open, derived from the op's other operands.
+enum class OperandRole : uint8_t {
+  kElement,        // elementwise: another operand's shape (its trailing dims for a lower rank)
+  kPositive,       // elementwise, and positive (sqrt's, log's input)
+  kImage,          // a 4-d (N, C, H, W) input
+  kSequence,       // a 3-d input (layer_norm's)
+  kMatrix,         // a 2-d input (linear's)
+  kMatmulInput,    // a 2-d input whose last dim is the other operand's rows
+  kConvWeight,     // (O, C/groups, kH, kW) for the input's C
+  kLinearWeight,   // (out_features, in_features) for the input's last dim
+  kMatmulOther,    // (K) or (K, N) for the input's last dim K
+  kOutChannels,    // (O): the weight's dim 0 (a conv's or linear's bias)
+  kChannel,        // (C): the input's channel dim 1 (batch_norm's vectors)
+  kPositiveChannel,  // (C), positive (batch_norm's running_var)
+  kNormalized,     // the normalized_shape attribute's dims (layer_norm's weight and bias)
+  kLikeResult,     // the op's result shape (a fused op's residual)
+};
+
+/// The activation names of the fused ops (conv2d_post's `activation`) and their formulas;
+/// 'none' has none. The fused ops' rows, the reference and the runtime read this one list.
+struct ActivationName {
+  const char* name;
+  std::optional<Formula> formula;
+};
+const std::vector<ActivationName>& fused_activations();
+/// The formula of activation `name`; nullopt for 'none'; false in `*known` for a name that
+/// is not an activation.
+std::optional<Formula> activation_formula(std::string_view name, bool* known);
+
+}  // namespace graft

@@ -1,0 +1,143 @@
+// The synthesiser's state for one rule and variant (see rule_synthesis.h for what it does):
+// class Synth, whose members are defined by job in rule_synthesis.cpp (the walk over the
+// pattern and the statements it writes), synthesis_where.cpp (reading the rule's `where`
+// conditions and choosing `$var` values) and synthesis_roles.cpp (operand shapes from the
+// registry's operand roles, attribute values). Internal to graft::rule_testing.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dsl/rule_file_set.h"
+#include "engine/ir/shape.h"
+#include "engine/ops/op_schema.h"
+#include "ruletest/rule_synthesis.h"
+
+namespace graft::ruletest::synthesis {
+
+namespace ast = dsl::ast;
+
+/// A value of the test graph: a tensor (a graph input, param or statement), a scalar literal
+/// or None.
+struct SynthValue {
+  enum class Kind { kTensor, kScalar, kNone };
+  Kind kind = Kind::kNone;
+  std::string text;  // the value's name, a scalar's spelling, or "none"
+  TensorType type;   // tensors
+  Scalar scalar;     // scalars
+};
+
+std::string float_text(double d);
+std::string shape_text(const Shape& shape);
+std::string attr_text(const AttrValue& v);
+/// A literal's value, looking through a tolerance (`1e-5 ~ 1e-7` is 1e-5 here).
+std::optional<AttrValue> literal_value(const ast::Expr* e);
+std::optional<double> numeric(const AttrValue& v);
+
+class Synth {
+ public:
+  Synth(const dsl::CheckedRule& rule, int variant)
+      : rule_(*rule.decl), variant_(variant), shape_choice_((variant / 2) % 2) {}
+
+  std::optional<SynthesizedGraph> run(std::string* why);
+
+ private:
+  // ** choices **
+
+  /// A choice among `n` options: the first in variant 0, then varying with the variant and the
+  /// choice point, so that variants differ in different places.
+  int choose(int n);
+
+  void fail(std::string message);
+
+  std::string fresh(const std::string& base);
+
+  // ** where **
+
+  /// Reads the conditions the synthesiser can help satisfy: const(...) makes parameters
+  /// constants, rank/shape/dim give shapes, conditions on `$v` filter its values, and
+  /// `not output(y)` asks for a user of the returned values. The rest is left to the matcher.
+  void read_where();
+
+  void read_condition(const ast::Condition& c);
+
+  /// Whether `value` of `$var` satisfies condition `c` (conditions on other, unbound variables
+  /// and on non-numbers hold: the matcher has the last word).
+  bool holds(const ast::Condition& c, const AttrValue& value) const;
+
+  /// The value of `$var`: bound already, or chosen among `candidates` and the literals the
+  /// rule's conditions on it mention, keeping those that satisfy every condition.
+  std::optional<AttrValue> choose_var(const std::string& var, std::vector<AttrValue> candidates);
+
+  // ** shapes **
+
+  Shape default_shape(int rank, const std::string& name) const;
+
+  int rank_of(const std::string& name, int fallback) const;
+
+  // ** values **
+
+  /// Whether operand expression `e` is a parameter not yet given a type (or a `_` in a tensor
+  /// position): its type comes from its role in the op that uses it.
+  bool is_pending(const ast::Expr* e) const;
+
+  SynthValue define_param(const std::string& name, const TensorType& type, bool positive);
+
+  std::optional<SynthValue> eval(const ast::Expr* e, std::string_view name);
+
+  std::optional<SynthValue> eval_call(const ast::CallExpr& call, std::string_view name);
+
+  /// The type of the pending operand `index` of `schema`, from its role (OpSchema::roles);
+  /// `vals` holds the operands known so far and `attrs` the attribute values (empty before
+  /// they are chosen).
+  std::optional<TensorType> role_type(const OpSchema& s, size_t index, const std::string& name,
+                                      const std::vector<std::optional<SynthValue>>& vals,
+                                      const std::vector<AttrValue>& attrs, bool* positive);
+
+  /// The type of an operand whose role derives it from the op's input `x` (and weight `w`).
+  std::optional<TensorType> input_role_type(const OpSchema& s, OperandRole role,
+                                            const std::string& name, const TensorType* x,
+                                            const TensorType* w,
+                                            const std::vector<AttrValue>& attrs);
+
+  /// The value of attribute `index` of `s` as the pattern states it (`emit` is set when the
+  /// graph must spell it out), or its default when the pattern does not mention it.
+  std::optional<AttrValue> choose_attr(const OpSchema& s, size_t index, const ast::Arg* arg,
+                                       const TensorType* x, bool* emit);
+
+  std::optional<TensorType> infer(const OpSchema& s,
+                                  const std::vector<std::optional<SynthValue>>& vals,
+                                  const std::vector<AttrValue>& attrs);
+
+  /// Writes `s(operands…, attrs…)` as a statement named `name` (or a fresh name) after giving
+  /// every pending operand a type; returns the value.
+  /// `operator_sugar`: the op was written `a / b` or `-a`, which match the op's default
+  /// attributes only (docs/rules.md §3), so no other values are tried.
+  std::optional<SynthValue> emit_op(const OpSchema& s, std::vector<const ast::Expr*> operands,
+                                    std::vector<const ast::Arg*> attrs, std::string_view name,
+                                    bool operator_sugar = false);
+
+  const ast::RuleDecl& rule_;
+  int variant_;
+  int shape_choice_;
+  int points_ = 0;
+  std::string error_;
+
+  std::set<std::string> params_, const_, absent_, used_names_;
+  std::map<std::string, int> rank_hint_;
+  std::map<std::string, std::map<int, int64_t>> dim_hint_;
+  std::map<std::string, std::vector<const ast::Condition*>> var_conditions_;
+  std::map<std::string, AttrValue> vars_;
+  bool wrap_outputs_ = false;
+  int rank_override_ = -1;  // the rank of the operand being defined, when an attribute fixes it
+
+  std::map<std::string, SynthValue> values_;
+  std::vector<std::string> inputs_;
+  std::vector<std::string> stmts_;
+};
+
+}  // namespace graft::ruletest::synthesis
