@@ -505,9 +505,12 @@ with open(sys.argv[1] + "/sum.json", "w") as f:
     json.dump({"format": "graft.model", "version": 1, "nodes": nodes}, f)
 PY
     run=("$rewrite" --rules "$tmp/sum.rules" "$tmp/sum.json")
-    expect 0 "warning: rule every_rank (" -- "${run[@]}" -o "$tmp/out.json"
-    expect 0 "): skipped at node 't30': no match found or ruled out within 100000 binding steps" \
+    expect 0 "sum.rules:1:6: warning: rule 'every_rank' skipped at node 't30'" \
+      -- "${run[@]}" -o "$tmp/out.json"
+    expect 0 "skipped at node 't30': no match found or ruled out within 100000 binding steps" \
       -- "${run[@]}" --dry-run
+    # The warning shows the rule's line with a caret under its name.
+    "${run[@]}" --dry-run 2>&1 | grep -qE '^ +\| +\^~{9}$' || fail "no caret under the rule's name"
     [ "$("${run[@]}" --dry-run 2>&1 | grep -c warning)" = 1 ] || fail "not one warning"
     "$rewrite" print "$tmp/out.json" | grep -q "call_function  t30" || fail "the model was not written"
     expect 0 "every_rank@t30: no match: gave up after 100000 binding steps" \
