@@ -69,6 +69,8 @@ class RuleLowering {
     const ast::RuleDecl& decl = *checked_.decl;
     rule_.name = checked_.name;
     rule_.loc = checked_.location;
+    rule_.range = decl.name->range;
+    rule_.doc = std::string(decl.doc);
     rule_.benefit = checked_.benefit;
     lower_pattern(*decl.pattern);
     for (const ast::Node* clause : decl.clauses) {
@@ -634,6 +636,7 @@ class RuleLowering {
     for (const ast::Expr* e : body.ret->values) {
       rule_.results.push_back(repl_value(e, false));
       rule_.result_locs.push_back(loc(e->range));
+      rule_.result_ranges.push_back(e->range);
     }
   }
 
@@ -703,6 +706,7 @@ class RuleLowering {
     op.attrs.resize(schema.attrs.size());
     op.must_fold = fold;
     op.loc = loc(range);
+    op.range = range;
     return push_op(std::move(op));
   }
 
@@ -738,6 +742,7 @@ class RuleLowering {
     op.schema = &schema;
     op.must_fold = fold;
     op.loc = loc(call.range);
+    op.range = call.range;
     for (size_t i = 0; i < schema.operands.size(); ++i) {
       const ast::Arg* a = i < bound.operands.size() ? bound.operands[i] : nullptr;
       if (a == nullptr) {

@@ -15,6 +15,7 @@
 #include "engine/ir/attr.h"
 #include "engine/ir/dtype.h"
 #include "engine/ops/op_schema.h"
+#include "engine/support/location.h"
 
 namespace graft {
 
@@ -164,11 +165,16 @@ struct ReplOp {
   bool must_fold = false;  // written inside fold(...): must become a constant
   std::string name;        // the replacement's name for it, or ""
   std::string loc;
+  SourceRange range;       // the call in the rules text, for the driver's located errors
 };
 
 struct Rule {
   std::string name;
   std::string loc;  // "fusion.rules:12", for provenance and --explain
+  /// The rule's name in the rules text: the driver's diagnostics about the rule point here
+  /// (with a caret when the DiagnosticEngine has the SourceManager that holds the text).
+  SourceRange range;
+  std::string doc;  // its `///` doc comment without the slashes, lines joined by '\n'; or ""
   int benefit = 0;
   std::vector<std::string> var_names;       // pattern parameters, in order
   std::vector<bool> var_optional;           // `b?`
@@ -183,6 +189,7 @@ struct Rule {
   std::vector<ReplValue> results;           // one per root
   /// One per root: where the replacement returns it ("fusion.rules:14:12"); may be empty.
   std::vector<std::string> result_locs;
+  std::vector<SourceRange> result_ranges;  // the same positions as source ranges
 };
 
 enum class PhaseMode : uint8_t { kOnce, kFixpoint };

@@ -84,6 +84,12 @@ case "$case_name" in
       "$rewrite" --rules "$rules" "$example" -o "$tmp/g.json" --stats
     expect 0 "fuse_conv_bn@stem_bn: matches" -- "$rewrite" --rules "$rules" "$example" --explain fuse_conv_bn@stem_bn
     expect 0 "no match:" -- "$rewrite" --rules "$rules" "$example" --explain fuse_conv_bn@stem_relu
+    # The explained rule's `///` doc comment follows the explanation, matched or not.
+    for node in stem_bn stem_relu; do
+      out=$("$rewrite" --rules "$rules" "$example" --explain fuse_conv_bn@$node)
+      sed -n 2p <<<"$out" | grep -qxF "  /// Fold inference batch-norm into the preceding convolution." \
+        || fail "--explain at $node does not show the rule's doc comment"
+    done
     expect 1 "no node named 'stem_bnn'" -- "$rewrite" --rules "$rules" "$example" --explain fuse_conv_bn@stem_bnn
     expect 2 "RULE@NODE" -- "$rewrite" --rules "$rules" "$example" --explain fuse_conv_bn
     expect 0 "" -- "$rewrite" --rules "$rules" "$example" -o "$tmp/h.json" --dot "$tmp/b.dot" --dot-after "$tmp/a.dot"
@@ -505,9 +511,13 @@ with open(sys.argv[1] + "/sum.json", "w") as f:
     json.dump({"format": "graft.model", "version": 1, "nodes": nodes}, f)
 PY
     run=("$rewrite" --rules "$tmp/sum.rules" "$tmp/sum.json")
-    expect 0 "warning: rule every_rank (" -- "${run[@]}" -o "$tmp/out.json"
-    expect 0 "): skipped at node 't30': no match found or ruled out within 100000 binding steps" \
+    expect 0 "sum.rules:1:6: warning: rule 'every_rank' skipped at node 't30'" \
+      -- "${run[@]}" -o "$tmp/out.json"
+    expect 0 "skipped at node 't30': no match found or ruled out within 100000 binding steps" \
       -- "${run[@]}" --dry-run
+    # The warning shows the rule's line with a caret under its name.
+    out=$("${run[@]}" --dry-run 2>&1)
+    grep -qE '^ +\| +\^~{9}$' <<<"$out" || fail "no caret under the rule's name"
     [ "$("${run[@]}" --dry-run 2>&1 | grep -c warning)" = 1 ] || fail "not one warning"
     "$rewrite" print "$tmp/out.json" | grep -q "call_function  t30" || fail "the model was not written"
     expect 0 "every_rank@t30: no match: gave up after 100000 binding steps" \

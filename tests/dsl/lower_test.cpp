@@ -301,6 +301,31 @@ TEST_CASE("conv + batch_norm folding lowers to two nodes, conditions and a fold 
   CHECK(r.conditions[1].loc == "test.rules:6:46");
 }
 
+TEST_CASE("a rule keeps its doc comment and the source ranges of its name, ops and results",
+          "[dsl][lower]") {
+  graft::Rule r = lower_one(R"(/// Removes a double negation.
+///  -(-x) is x.
+rule double_neg {
+  pattern(x) { return neg(neg(x)) }
+  replacement { y = relu(x)
+                return y }
+}
+)");
+  CHECK(r.doc == " Removes a double negation.\n  -(-x) is x.");
+  auto text = [](graft::SourceRange range) {
+    const std::string source = "/// Removes a double negation.\n///  -(-x) is x.\nrule double_neg {\n"
+                               "  pattern(x) { return neg(neg(x)) }\n  replacement { y = relu(x)\n"
+                               "                return y }\n}\n";
+    return source.substr(range.begin, range.end - range.begin);
+  };
+  CHECK(r.range.is_valid());
+  CHECK(text(r.range) == "double_neg");
+  REQUIRE(r.replacement.size() == 1);
+  CHECK(text(r.replacement[0].range) == "relu(x)");
+  REQUIRE(r.result_ranges.size() == 1);
+  CHECK(text(r.result_ranges[0]) == "y");
+}
+
 TEST_CASE("alternatives and op classes become one PatAlt per op", "[dsl][lower]") {
   graft::Rule r = lower_one(
       "opclass acts = relu | relu6 | sigmoid\n"

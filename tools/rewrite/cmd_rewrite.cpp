@@ -65,6 +65,17 @@ void print_stats(const RuleSet& rules, const RewriteResult& result) {
   }
 }
 
+/// A rule's `///` doc comment under its explanation, as it is written.
+void print_doc(const std::string& doc) {
+  if (doc.empty()) return;
+  size_t begin = 0;
+  while (begin <= doc.size()) {
+    size_t end = std::min(doc.find('\n', begin), doc.size());
+    std::cout << "  ///" << escape_for_terminal(doc.substr(begin, end - begin)) << "\n";
+    begin = end + 1;
+  }
+}
+
 int rewrite_model(const RewriteFlags& flags) {
   bool writes = !flags.dry_run && flags.explain.empty();
   if (writes && flags.output.empty() && !flags.in_place) {
@@ -112,13 +123,16 @@ int rewrite_model(const RewriteFlags& flags) {
                 << escape_for_terminal(flags.explain) << "'\n";
       return kExitUsage;
     }
-    DiagnosticEngine diags;
-    std::optional<Explanation> why = explain_match(*model->graph, compiled, flags.explain.substr(0, at),
-                                                   flags.explain.substr(at + 1), diags);
+    DiagnosticEngine diags(&sources);
+    std::string rule = flags.explain.substr(0, at);
+    const Graph& graph = *model->graph;  // explaining only reads the model
+    std::optional<Explanation> why =
+        explain_match(graph, compiled, rule, flags.explain.substr(at + 1), diags);
     diags.render(std::cerr);
     if (!why) return kExitInputRejected;
     std::cout << escape_for_terminal(flags.explain) << ": " << (why->matched ? "" : "no match: ")
               << escape_for_terminal(why->reason) << "\n";
+    print_doc(rules->rules[static_cast<size_t>(rules->find_rule(rule))].doc);
     return kExitOk;
   }
 
@@ -130,7 +144,8 @@ int rewrite_model(const RewriteFlags& flags) {
   options.fold = eval::reference_constant_folder();
   options.verify_each_phase = flags.verify_each;
   options.time_rules = flags.stats;
-  DiagnosticEngine diags;
+  // The rules' text stays loaded in `sources`: the driver's errors about a rule show its line.
+  DiagnosticEngine diags(&sources);
   RewriteResult result = rewrite_graph(*model->graph, compiled, options, diags);
   if (result.ok && !verify_graph(*model->graph, diags, "rewritten " + flags.model)) result.ok = false;
   diags.render(std::cerr);

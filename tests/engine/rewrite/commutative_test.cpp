@@ -163,7 +163,7 @@ TEST_CASE("a candidate that runs out of binding steps is skipped with a warning"
     CHECK(result.stats[0].applied == 0);
     REQUIRE(diags.warning_count() == 1);
     CHECK(diags.render() ==
-          "warning: rule mirrored (test.rules:1): skipped at node '" + root->name() +
+          "test.rules:1: warning: rule 'mirrored' skipped at node '" + root->name() +
               "': no match found or ruled out within 40 binding steps (commutative operands "
               "leave too many ways to bind the pattern; 'ordered' calls narrow them)\n");
   }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "engine/io/graph_printer.h"
 #include "engine/ir/verifier.h"
 #include "engine/support/source_manager.h"
 #include "eval/constant_folder.h"
@@ -540,6 +541,32 @@ TEST_CASE("explain_match names the failing check", "[rewrite][driver]") {
   CHECK_THAT(why->reason, Catch::Contains("'c' is tanh, pattern node") && Catch::EndsWith("is not"));
   CHECK_FALSE(explain_match(*m.graph, compiled, "double_relü", "c", diags));
   CHECK_THAT(diags.render(), Catch::Contains("no rule named 'double_relü' (did you mean 'double_relu'?)"));
+}
+
+TEST_CASE("explain_match gives the driver's reason to decline a match on a const graph",
+          "[rewrite][driver]") {
+  // Without `where uses(y) == 1` the pattern matches at b, but 'a' is also read by c.
+  RuleSet rules = rules_from_text(R"(
+rule double_relu {
+  pattern(x) { y = relu(x)
+               return relu(y) }
+  replacement { return relu(x) }
+}
+)");
+  CompiledRules compiled(rules);
+  Model m = model_from_nodes(join({input("x"), call("a", "relu", ref("x")), call("b", "relu", ref("a")),
+                                   call("c", "tanh", ref("a")), output({"b", "c"})}));
+  const Graph& graph = *m.graph;
+  std::string before = format_graph_table(graph);
+  DiagnosticEngine diags;
+  std::optional<Explanation> why = explain_match(graph, compiled, "double_relu", "b", diags);
+  REQUIRE(why);
+  CHECK_FALSE(why->matched);
+  CHECK(why->reason ==
+        "the pattern matches, but the driver declines it: interior value 'a' is also used by "
+        "'c', outside the match (return it from the pattern, or add `where uses(y) == 1`)");
+  CHECK(format_graph_table(graph) == before);
+  CHECK(diags.diagnostics().empty());
 }
 
 TEST_CASE("dim symbols bound by where become replacement attributes; symbolic ones block",

@@ -91,3 +91,39 @@ TEST_CASE("a replacement op that rejects its inputs is an error at its call", "[
         "2147483647)\n");
   CHECK(ops_of(*m.graph) == "relu neg -> neg");
 }
+
+TEST_CASE("the driver's errors about a rule show the rule's line with a caret when its text is kept",
+          "[rewrite][driver]") {
+  Model m = relu_model();
+  SECTION("a type change, at the returned value") {
+    SourcedRules rules = sourced_rules_from_text(R"(rule halve {
+  pattern(x) { return relu(x) }
+  replacement {
+    return max_pool2d(x, [2, 2])
+  }
+}
+)");
+    Rewritten r = rewrite(*m.graph, rules.rules, rules.sources.get());
+    CHECK_FALSE(r.result.ok);
+    CHECK(r.diagnostics ==
+          "test.rules:4:12: error: rule 'halve' changes the type of 'r' from float32[1, 8, 4, 4] "
+          "to float32[1, 8, 2, 2] (a replacement must keep the type of the value it replaces)\n"
+          " 4 |     return max_pool2d(x, [2, 2])\n"
+          "   |            ^~~~~~~~~~~~~~~~~~~~~\n");
+  }
+  SECTION("an op that rejects its inputs, at its call") {
+    SourcedRules rules = sourced_rules_from_text(R"(rule widen {
+  pattern(x) { return relu(x) }
+  replacement { return max_pool2d(x, [2, 2], stride=[4294967296, 1]) }
+}
+)");
+    Rewritten r = rewrite(*m.graph, rules.rules, rules.sources.get());
+    CHECK_FALSE(r.result.ok);
+    CHECK_THAT(r.diagnostics,
+               Catch::StartsWith("test.rules:3:24: error: rule 'widen' applied at 'r': max_pool2d "
+                                 "rejects its inputs: ") &&
+                   Catch::EndsWith(
+                       " 3 |   replacement { return max_pool2d(x, [2, 2], stride=[4294967296, 1]) }\n"
+                       "   |                        ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n"));
+  }
+}

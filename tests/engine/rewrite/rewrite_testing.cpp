@@ -19,7 +19,9 @@ Model model_from_nodes(const std::string& nodes, const std::string& tensors) {
   return std::move(*model);
 }
 
-RuleSet rules_from_text(const std::string& text) {
+RuleSet rules_from_text(const std::string& text) { return sourced_rules_from_text(text).rules; }
+
+SourcedRules sourced_rules_from_text(const std::string& text) {
   LoadedRules loaded = load_rules(text);
   INFO(loaded.diagnostics);
   REQUIRE(loaded.set);
@@ -27,15 +29,15 @@ RuleSet rules_from_text(const std::string& text) {
   std::optional<RuleSet> rules = dsl::lower(*loaded.set, *loaded.sources, diags);
   INFO(diags.render());
   REQUIRE(rules);
-  return std::move(*rules);
+  return {std::move(loaded.sources), std::move(*rules)};
 }
 
-Rewritten rewrite(Graph& graph, const RuleSet& rules) {
+Rewritten rewrite(Graph& graph, const RuleSet& rules, const SourceManager* sources) {
   CompiledRules compiled(rules);
   RewriteOptions options;
   options.fold = eval::reference_constant_folder();
   options.verify_each_phase = true;
-  DiagnosticEngine diags;
+  DiagnosticEngine diags(sources);
   Rewritten out;
   out.result = rewrite_graph(graph, compiled, options, diags);
   out.diagnostics = diags.render();
