@@ -10,7 +10,8 @@
 // attribute never reach tier 2 at a node whose attributes rule them out. Labelling a graph node computes its
 // state — the set of classes matching there — from its op and its inputs' states through a
 // transition table that is filled lazily and cached (RE2's lazy DFA): after warm-up, labelling
-// costs one hash lookup per node, whatever the number of rules. Each state also caches the
+// costs one hash lookup per node, whatever the number of rules. The cache is flushed when it
+// outgrows its budget (set_cache_budget), as RE2 flushes its DFA's. Each state also caches the
 // rules anchored at it, so a node whose state anchors no rule costs nothing more.
 //
 // Tier 2 (residual). At a node whose state anchors a rule, a backtracking binder assigns the
