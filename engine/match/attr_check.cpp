@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 
+#include <fmt/format.h>
+
 namespace graft {
 
 std::optional<double> attr_number(const AttrValue& value) {
@@ -69,6 +71,30 @@ std::string attr_check_key(const AttrCheck& check) {
       break;
   }
   return key;
+}
+
+std::string attr_check_text(const OpSchema& op, const AttrCheck& check,
+                            const std::vector<std::string>* attr_vars) {
+  std::string name = check.attr < op.attrs.size() ? op.attrs[check.attr].name : "#" + std::to_string(check.attr);
+  switch (check.kind) {
+    case AttrCheck::Kind::kEquals:
+      return name + "=" + attr_to_string(check.value) +
+             (check.tolerance > 0 ? fmt::format("~{}", check.tolerance) : "");
+    case AttrCheck::Kind::kIn: {
+      std::string text = name + " in {";
+      for (size_t i = 0; i < check.values.size(); ++i) {
+        text += (i > 0 ? ", " : "") + attr_to_string(check.values[i]);
+      }
+      return text + "}";
+    }
+    case AttrCheck::Kind::kRange:
+      return fmt::format("{} in {}..{}", name, check.lo, check.hi);
+    case AttrCheck::Kind::kBind:
+      return name + "=$" + (attr_vars != nullptr && check.var < attr_vars->size()
+                                ? (*attr_vars)[check.var]
+                                : std::to_string(check.var));
+  }
+  return name;
 }
 
 }  // namespace graft

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/ir/attr.h"
 #include "engine/match/pattern.h"
@@ -21,5 +22,11 @@ bool attr_check_holds(const AttrCheck& check, const AttrValue& value);
 
 /// A key identifying `check` (not a binding) up to equality: equal keys, same verdicts.
 std::string attr_check_key(const AttrCheck& check);
+
+/// `check` as rule text for dumps: `groups=1`, `eps=1e-05~1e-07`, `stride in {[1, 1], [2, 2]}`,
+/// `alpha in 0..1`, `stride=$s` (the name of attribute variable `check.var` from `attr_vars`,
+/// `$<var>` without it).
+std::string attr_check_text(const OpSchema& op, const AttrCheck& check,
+                            const std::vector<std::string>* attr_vars = nullptr);
 
 }  // namespace graft

@@ -14,6 +14,9 @@ namespace {
 
 void append_u32(std::string& key, uint32_t v) { key.append(reinterpret_cast<const char*>(&v), 4); }
 
+// What a cache entry costs besides its words (hash slot, vector and string headers), roughly.
+constexpr size_t kEntryOverhead = 48;
+
 }  // namespace
 
 // ** CompiledRules **
@@ -241,6 +244,8 @@ uint32_t Matcher::intern_state(std::vector<uint32_t> classes) {
       rules.insert(rules.end(), anchored.begin(), anchored.end());
     }
     std::sort(rules.begin(), rules.end());
+    // The classes twice: in states_ and as state_ids_'s key.
+    cache_bytes_ += (2 * classes.size() + rules.size()) * sizeof(uint32_t) + 2 * kEntryOverhead;
     states_.push_back(std::move(classes));
     state_rules_.push_back(std::move(rules));
   }
@@ -271,10 +276,7 @@ bool Matcher::item_matches(const CompiledRules::Item& item, uint64_t mask,
   return true;
 }
 
-uint32_t Matcher::compute_state(const Node* node) {
-  if (!node->is(NodeKind::kCallFunction)) return 0;
-  OpId op = node->schema()->id;
-  uint64_t mask = predicate_mask(*node);
+void Matcher::make_key(const Node* node, OpId op, uint64_t mask) {
   key_.clear();
   key_.push_back(op);
   key_.push_back(static_cast<uint32_t>(mask));
@@ -284,8 +286,19 @@ uint32_t Matcher::compute_state(const Node* node) {
     // A scalar or None operand has state 0 like an input; tier 2 tells them apart.
     key_.push_back(state_of_input(in));
   }
+}
+
+uint32_t Matcher::compute_state(const Node* node) {
+  if (!node->is(NodeKind::kCallFunction)) return 0;
+  OpId op = node->schema()->id;
+  uint64_t mask = predicate_mask(*node);
+  make_key(node, op, mask);
   if (const uint32_t* hit = transitions_.find(key_)) return *hit;
   ++misses_;
+  if (cache_bytes_ > flush_at_) {
+    flush_cache();
+    make_key(node, op, mask);  // the operands' states have new numbers
+  }
   std::vector<uint32_t> input_states;
   for (const Input& in : node->inputs()) input_states.push_back(state_of_input(in));
   std::vector<uint32_t> classes;
@@ -302,7 +315,29 @@ uint32_t Matcher::compute_state(const Node* node) {
   classes.erase(std::unique(classes.begin(), classes.end()), classes.end());
   uint32_t state = intern_state(std::move(classes));
   transitions_.insert(key_, state);
+  cache_bytes_ += key_.size() * sizeof(uint32_t) + kEntryOverhead;
   return state;
+}
+
+void Matcher::flush_cache() {
+  ++flushes_;
+  transitions_ = SequenceMap();
+  std::vector<std::vector<uint32_t>> old_states = std::move(states_);
+  states_.clear();
+  state_rules_.clear();
+  state_ids_.clear();
+  cache_bytes_ = 0;
+  intern_state({});  // state 0 stays the empty state
+  // The states nodes hold, renumbered in the order the nodes come (dead nodes' ids too: a
+  // stale entry is never read, but a valid number keeps that trivially true).
+  constexpr uint32_t kDropped = UINT32_MAX;
+  std::vector<uint32_t> renumbered(old_states.size(), kDropped);
+  renumbered[0] = 0;
+  for (uint32_t& state : node_state_) {
+    if (renumbered[state] == kDropped) renumbered[state] = intern_state(std::move(old_states[state]));
+    state = renumbered[state];
+  }
+  flush_at_ = std::max(cache_budget_, 2 * cache_bytes_);
 }
 
 uint64_t Matcher::predicate_mask(const Node& node) {

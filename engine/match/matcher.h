@@ -10,7 +10,8 @@
 // attribute never reach tier 2 at a node whose attributes rule them out. Labelling a graph node computes its
 // state — the set of classes matching there — from its op and its inputs' states through a
 // transition table that is filled lazily and cached (RE2's lazy DFA): after warm-up, labelling
-// costs one hash lookup per node, whatever the number of rules. Each state also caches the
+// costs one hash lookup per node, whatever the number of rules. The cache is flushed when it
+// outgrows its budget (set_cache_budget), as RE2 flushes its DFA's. Each state also caches the
 // rules anchored at it, so a node whose state anchors no rule costs nothing more.
 //
 // Tier 2 (residual). At a node whose state anchors a rule, a backtracking binder assigns the
@@ -68,6 +69,10 @@ class CompiledRules {
   bool shares_binding(uint32_t rule) const { return shares_binding_[rule] != 0; }
   /// What the binder works out about `rule` once (engine/match/bind_plan.h).
   const BindPlan& bind_plan(uint32_t rule) const { return bind_plans_[rule]; }
+  /// The tables as stable, readable text: predicates per op, classes with their items, the
+  /// rules anchored per class, each rule's classes and bind plan, the binding groups
+  /// (engine/match/compiled_rules_dump.cpp; docs/matcher.md#reading-the-dumps).
+  std::string dump() const;
 
   // ** internals shared with Matcher **
   static constexpr int32_t kAnyChild = -1;
@@ -180,6 +185,20 @@ class Matcher {
     std::vector<Bound> bound_;  // a handful at most: one per group met at this anchor
   };
 
+  /// The most bytes the state cache may hold — the transition table and the states no node
+  /// holds — before it is flushed; 0 means kDefaultCacheBudget. A flush keeps only the states
+  /// of the graph's nodes, so results never change; the next flush comes when the cache has
+  /// grown past the budget and past twice what the flush kept.
+  void set_cache_budget(size_t bytes) {
+    cache_budget_ = bytes != 0 ? bytes : kDefaultCacheBudget;
+    flush_at_ = cache_budget_;
+  }
+  size_t cache_budget() const { return cache_budget_; }
+  static constexpr size_t kDefaultCacheBudget = size_t{32} << 20;
+  /// About how many bytes the states and transitions take now.
+  size_t cache_bytes() const { return cache_bytes_; }
+  uint64_t cache_flushes() const { return flushes_; }
+
   uint64_t transitions_computed() const { return misses_; }
   /// How many times a relabel() computed a node's state (each node of a region once).
   uint64_t states_relabelled() const { return relabelled_; }
@@ -187,6 +206,10 @@ class Matcher {
 
  private:
   uint32_t compute_state(const Node* node);
+  /// The transition key of a node of `op` with predicate bits `mask`, into key_.
+  void make_key(const Node* node, OpId op, uint64_t mask);
+  /// Empties the transition table and drops the states no node holds, renumbering the rest.
+  void flush_cache();
   /// CompiledRules::predicate_mask, remembered per op for the last attribute list seen.
   uint64_t predicate_mask(const Node& node);
   /// match_at's binding step; `with_conditions` false binds the pattern only.
@@ -208,6 +231,10 @@ class Matcher {
   SequenceMap transitions_;  // (op, predicate bits, operand count, operand states) -> state
   uint64_t misses_ = 0;
   uint64_t relabelled_ = 0;
+  size_t cache_budget_ = kDefaultCacheBudget;
+  size_t flush_at_ = kDefaultCacheBudget;  // cache_bytes_ past this flushes at the next miss
+  size_t cache_bytes_ = 0;
+  uint64_t flushes_ = 0;
   std::vector<uint32_t> key_;  // scratch
   // By op id: the last attribute list whose predicates were evaluated, and their bits. A rule
   // library checks literal attributes as predicates (engine/match/pattern.h), a few dozen on

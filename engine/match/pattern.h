@@ -206,6 +206,9 @@ struct RuleSet {
   std::vector<Rule> rules;
   std::vector<Phase> phases;
   int find_rule(const std::string& name) const;
+  /// The rules and phases as stable, readable text, one line per pattern node, condition and
+  /// replacement op (engine/match/rule_set_dump.cpp; docs/matcher.md#reading-the-dumps).
+  std::string dump() const;
 };
 
 }  // namespace graft

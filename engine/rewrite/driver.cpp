@@ -83,6 +83,7 @@ class Driver {
                                                       : default_created_nodes_limit(graph.size())) {
     result_.stats.resize(rules_.rules.size());
     matcher_.set_binding_budget(options.max_binding_steps);
+    matcher_.set_cache_budget(options.matcher_cache_budget);
   }
 
   RewriteResult run();

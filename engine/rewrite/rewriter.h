@@ -69,6 +69,9 @@ struct RewriteOptions {
   /// The most binding steps the matcher spends on one candidate (a rule at a node); 0 means
   /// Matcher::kDefaultBindingBudget. A candidate that needs more is skipped with a warning.
   uint64_t max_binding_steps = 0;
+  /// The most bytes the matcher's state cache may hold before it is flushed; 0 means
+  /// Matcher::kDefaultCacheBudget. Results do not depend on it (docs/matcher.md).
+  size_t matcher_cache_budget = 0;
 };
 
 /// The default limit on the nodes one run may create on a graph of `nodes` nodes: 16 times its

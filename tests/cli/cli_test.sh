@@ -109,6 +109,19 @@ case "$case_name" in
     expect 1 "bad.rules:1:30: error: unknown op 'rellu'" -- "$rewrite" --rules "$tmp/bad.rules" "$example" -o "$tmp/i.json"
     [ ! -e "$tmp/i.json" ] || fail "rejected rules still wrote a model"
     ;;
+  check-dump)
+    # --dump: the lowered rules and the compiled matcher's tables, on stdout; nothing on stdout
+    # when the rules are rejected, also by lowering.
+    printf 'rule conv_act { pattern(x, w, b?) { c = conv2d(x, w, b, groups=1)\n return (relu | relu6)(c) }\n replacement { return conv2d(x, w, b) } }\n' > "$tmp/act.rules"
+    expect 0 "  n1 = relu(n0) | relu6(n0)" -- "$rewrite" check --dump "$tmp/act.rules"
+    expect 0 "  conv2d#0 groups=1" -- "$rewrite" check --dump "$tmp/act.rules"
+    expect 0 "  c1 = relu(c0) | relu6(c0)  anchors conv_act" -- "$rewrite" check --dump "$tmp/act.rules"
+    expect 0 "--dump" -- "$rewrite" check --help
+    printf 'rule r { pattern(x, y) { a = relu(x)\n b = relu(y)\n return a, b }\n replacement { return x, y } }\n' > "$tmp/split.rules"
+    expect 1 "split.rules:3:12: error: the outputs of a multi-output pattern must share an input" -- \
+      "$rewrite" check --dump "$tmp/split.rules"
+    [ -z "$("$rewrite" check --dump "$tmp/split.rules" 2>/dev/null)" ] || fail "a rejected --dump printed a dump"
+    ;;
   check-odd-files)
     # Files a user may hand `rewrite check` by mistake or from another editor.
     mkdir "$tmp/dir.rules"

@@ -39,8 +39,10 @@ std::optional<RuleSet> lower_rules_text(const std::string& text, std::string* er
   return rules;
 }
 
-RewriteRun rewrite_verifying_each_phase(Graph& graph, const CompiledRules& rules) {
+RewriteRun rewrite_verifying_each_phase(Graph& graph, const CompiledRules& rules,
+                                        size_t matcher_cache_budget) {
   RewriteOptions options;
+  options.matcher_cache_budget = matcher_cache_budget;
   options.fold = eval::reference_constant_folder();
   options.verify_each_phase = true;
   DiagnosticEngine diags;

@@ -29,8 +29,10 @@ struct RewriteRun {
 };
 
 /// Rewrites `graph` with constant folding on the reference kernels and the verifier after
-/// every phase (RewriteOptions::verify_each_phase), timing the run.
-RewriteRun rewrite_verifying_each_phase(Graph& graph, const CompiledRules& rules);
+/// every phase (RewriteOptions::verify_each_phase), timing the run; `matcher_cache_budget` as
+/// RewriteOptions has it.
+RewriteRun rewrite_verifying_each_phase(Graph& graph, const CompiledRules& rules,
+                                        size_t matcher_cache_budget = 0);
 
 /// Ends the process with a message if it is still armed after `limit`: a driver that loops
 /// forever then fails its test (and names the case) instead of hanging the test run. Catch2
