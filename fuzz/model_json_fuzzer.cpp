@@ -8,12 +8,17 @@
 // file is opened — so runs are hermetic without filtering inputs, and the confinement itself
 // is fuzzed; a name that does not exist exercises the missing-weights path.
 //
-// Checks: a rejection comes with an error; an accepted graph passes the verifier; saving it
+// Checks: the loader's JSON reader accepts the input exactly when the strict parser does, whose
+// messages the loader prints; a rejection comes with an error; an accepted graph passes the
+// verifier; saving it
 // (model_to_json_text + model_weights_bytes) and loading that again gives a model that saves
 // to the same bytes (model_json_save.cpp promises canonical output).
 #include <string>
 
+#include "engine/io/json_limits.h"
+#include "engine/io/json_reader.h"
 #include "engine/io/model_json.h"
+#include "engine/io/strict_json.h"
 #include "engine/ir/verifier.h"
 #include "fuzz/fuzz_support.h"
 
@@ -38,10 +43,25 @@ void check_round_trip(const Model& model, const std::string& input) {
   if (graft::model_weights_bytes(*again) != weights) fail("model.json: weights round trip", text);
 }
 
+void check_reader_agrees(const std::string& text) {
+  graft::JsonReader reader(text);
+  graft::JsonTape tape(text);
+  bool read = reader.begin_document() && reader.read_value(tape, 0) && reader.end_document();
+  graft::JsonError error;
+  bool parsed = graft::find_excess_nesting(text) == std::string::npos &&
+                graft::parse_strict_json(text, &error).has_value();
+  if (read != parsed) {
+    fail(read ? "json: the reader accepted what the strict parser rejects"
+              : "json: the reader rejected what the strict parser accepts",
+         text);
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
+  check_reader_agrees(text);
   DiagnosticEngine diags;
   std::optional<Model> model =
       graft::load_model_from_string(text, "fuzz.json", graft::fuzz::example_weights_dir(), diags);

@@ -13,8 +13,8 @@ namespace graft {
 
 /// The deepest '[' / '{' nesting accepted.
 inline constexpr int kMaxJsonDepth = 256;
-/// The largest model.json read (1 GiB): graphs of a million nodes take ~200 MiB, and the parsed
-/// document needs several times the text. Weights belong in the safetensors file.
+/// The largest model.json read (1 GiB): graphs of a million nodes take ~200 MiB, and the
+/// loader holds the text while it builds the graph. Weights belong in the safetensors file.
 inline constexpr int64_t kMaxModelJsonBytes = int64_t{1} << 30;
 
 /// The byte offset of the first '[' or '{' that opens level `max_depth + 1` (strings are

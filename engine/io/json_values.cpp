@@ -1,6 +1,7 @@
 #include "engine/io/json_values.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -107,6 +108,31 @@ bool attr_json_representable(const AttrValue& value, std::string* error) {
     return std::all_of(v->begin(), v->end(), finite);
   }
   return true;
+}
+
+void append_json_string(std::string& out, std::string_view s, bool replace_invalid) {
+  bool plain = std::all_of(s.begin(), s.end(),
+                           [](char c) { return c >= 0x20 && c < 0x7F && c != '"' && c != '\\'; });
+  if (!plain) {
+    out += nlohmann::json(std::string(s))
+               .dump(-1, ' ', false,
+                     replace_invalid ? nlohmann::json::error_handler_t::replace
+                                     : nlohmann::json::error_handler_t::strict);
+    return;
+  }
+  out += '"';
+  out += s;
+  out += '"';
+}
+
+void append_json_integer(std::string& out, int64_t i) {
+  char digits[24];
+  out.append(digits, std::to_chars(digits, digits + sizeof digits, i).ptr);
+}
+
+void append_json_integer(std::string& out, uint64_t u) {
+  char digits[24];
+  out.append(digits, std::to_chars(digits, digits + sizeof digits, u).ptr);
 }
 
 std::string json_pointer_token(const std::string& key) {

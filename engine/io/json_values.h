@@ -2,8 +2,10 @@
 // other reads back unchanged (ints stay ints, floats stay floats: torch keeps 1 and 1.0 apart).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -26,6 +28,15 @@ std::optional<Scalar> scalar_from_json(const nlohmann::json& j, std::string* err
 std::optional<nlohmann::json> scalar_to_json(const Scalar& s);
 /// Whether JSON holds `value` exactly (its floats are finite); `error` says what does not.
 bool attr_json_representable(const AttrValue& value, std::string* error);
+
+/// Appends `s` as nlohmann's dump() writes a JSON string: printable ASCII as it is, the rest
+/// escaped by nlohmann itself, which throws on invalid UTF-8 unless `replace_invalid` (then
+/// U+FFFD stands for it).
+void append_json_string(std::string& out, std::string_view s, bool replace_invalid = false);
+
+/// Appends an integer as nlohmann's dump() writes one.
+void append_json_integer(std::string& out, int64_t i);
+void append_json_integer(std::string& out, uint64_t u);
 
 /// RFC 6901 escaping of one JSON pointer token ('~' -> "~0", '/' -> "~1").
 std::string json_pointer_token(const std::string& key);

@@ -16,6 +16,8 @@
 
 namespace graft {
 
+class ByteSink;
+
 /// A loaded model: the graph (which owns its constants) and what the file said about itself.
 struct Model {
   std::unique_ptr<Graph> graph;
@@ -55,8 +57,12 @@ std::map<std::string, ConstantTensor> referenced_constants(const Graph& graph);
 /// names (kReservedConstantName). Reports each one that cannot, naming its node and `path`.
 [[nodiscard]] bool check_saveable(const Model& model, const std::string& path,
                                   DiagnosticEngine& diags);
-/// Serialises `model` to model.json text naming `weights_file` (relative; "" for none). Every
-/// value must be saveable (check_saveable).
+/// Writes the model.json text of `model`, naming `weights_file` (relative; "" for none), to
+/// `sink` a piece at a time; false as soon as the sink fails. Every value must be saveable
+/// (check_saveable).
+[[nodiscard]] bool write_model_json(const Model& model, const std::string& weights_file,
+                                    ByteSink& sink);
+/// The same text in memory.
 std::string model_to_json_text(const Model& model, const std::string& weights_file);
 /// The safetensors bytes of every constant a live get_attr node reads.
 std::string model_weights_bytes(const Model& model);

@@ -135,6 +135,17 @@ class HashingFileSink : public ByteSink {
   std::string buffer_;
 };
 
+/// Streams model.json into the file being staged.
+class FileSink : public ByteSink {
+ public:
+  explicit FileSink(AtomicFileSet& files) : files_(files) {}
+  bool write(std::string_view bytes) override { return files_.write(bytes, &error); }
+  std::string error;
+
+ private:
+  AtomicFileSet& files_;
+};
+
 /// One save of `model` to `path`, made while holding the output's lock.
 class ModelSave {
  public:
@@ -205,10 +216,13 @@ bool ModelSave::write(std::string* error) {
   AtomicFileSet files;
   if (!stage_weights(files, error) || !files.begin(path_, error)) return false;
   // Recorded as soon as it exists, as the weights' temporary is: a kill leaves it listed.
-  if (!record(fs::path(files.last_temp()).filename().string(), error) ||
-      !files.write(model_to_json_text(model_, weights_name_), error) || !files.finish(error)) {
+  if (!record(fs::path(files.last_temp()).filename().string(), error)) return false;
+  FileSink sink(files);
+  if (!write_model_json(model_, weights_name_, sink)) {
+    *error = sink.error;
     return false;
   }
+  if (!files.finish(error)) return false;
   // Recorded before it appears under this name: a kill from here on leaves it listed.
   if (!weights_name_.empty() && !record(weights_name_, error)) return false;
   committed_ = files.commit(error);

@@ -189,8 +189,8 @@ class Graph {
   /// has none by that name).
   Node* add_get_attr(std::string_view name, std::string_view target);
   /// Adds a call_function node. `inputs` and `attrs` must already be bound to the schema
-  /// (engine/io/model_json.cpp binds Python-convention calls for the loader). `name_hint` is made
-  /// unique ("conv2d" -> "conv2d_3").
+  /// (engine/io/model_load_call.cpp binds Python-convention calls for the loader). `name_hint` is
+  /// made unique ("conv2d" -> "conv2d_3").
   Node* add_call(const OpSchema& schema, const std::vector<Input>& inputs,
                  std::vector<AttrValue> attrs, std::string_view name_hint = {});
   /// As add_call and add_get_attr, but the node has no name (find() does not see it) until

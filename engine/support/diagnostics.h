@@ -60,6 +60,7 @@ class DiagnosticEngine {
   int warning_count() const { return warning_count_; }
   bool has_errors() const { return error_count_ > 0; }
   bool too_many_errors() const { return error_count_ >= max_errors_; }
+  int max_errors() const { return max_errors_; }
   const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
   void set_sources(const SourceManager* sources) { sources_ = sources; }
 
