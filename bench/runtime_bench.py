@@ -154,8 +154,7 @@ def main():
                     help="smoke run: resnet18, batch 1, 1 thread, 5 iterations, 1 round, with --conv")
     ap.add_argument("--conv", action="store_true", help="also run bench/conv_efficiency per configuration")
     ap.add_argument("--extra-fuse-passes", type=int, default=0, metavar="K",
-                    help="after rules/std.rules, apply rules/fuse_post_ops.rules up to K more times "
-                         "(std.rules leaves chained conv+relu / conv+add+relu blocks unfused)")
+                    help="after rules/std.rules, apply rules/fuse_post_ops.rules up to K more times")
     ap.add_argument("--no-build", action="store_true", help="do not build the rewrite and conv_efficiency targets")
     ap.add_argument("--no-install", action="store_true", help="do not apt-get install libopenblas0-pthread")
     ap.add_argument("--json", metavar="FILE", help="write every figure (all rounds) to FILE")

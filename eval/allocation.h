@@ -54,8 +54,7 @@ std::shared_ptr<void> allocate_buffer(size_t bytes, size_t alignment, bool zero_
 /// A buffer's owner shares its chunk's reference count (no allocation per buffer), so a chunk
 /// is released once all its buffers are (kept as a spare for the next arena, two at most in
 /// the process, or freed): the arena suits buffers that mostly live about as long as each
-/// other. Not thread-safe. (Advising the chunks for transparent huge pages made the
-/// first touch of fresh memory slower and erratic on the benchmark machine: not done.)
+/// other. Not thread-safe.
 class BufferArena {
  public:
   /// Like allocate_buffer(bytes, 64, false, describe); requests above a quarter of a chunk

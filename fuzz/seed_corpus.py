@@ -8,7 +8,7 @@ from fuzz/hostile_seeds.py (near-misses of each class of hostile input graft mus
   model_json   examples/models/*/model.json, tests/cli/data/*.json, fuzz/seeds/model_json/, and
                the JSON raw strings of tests/engine/io/model_json_test.cpp
   safetensors  examples/models/*/*.safetensors, fuzz/seeds/safetensors/, and the headers (C++
-               raw strings) of tests/engine/safetensors*_test.cpp with the data they need
+               raw strings) of tests/engine/io/safetensors*_test.cpp with the data they need
   npy          fuzz/seeds/npy/ and the header dicts of tests/eval/npy_test.cpp with the
                data their shapes need
   rewrite      fuzz/seeds/rewrite/ and tests/fuzz_regressions/rewrite/ (recipes are opaque
@@ -67,7 +67,7 @@ def data_size(shape, item):
 
 def safetensors_from_tests():
     """The tests' headers (whole ones, and single entries as tensor "w") with their data."""
-    for text in raw_strings(["tests/engine/safetensors*_test.cpp"], lambda t: t.startswith("{")):
+    for text in raw_strings(["tests/engine/io/safetensors*_test.cpp"], lambda t: t.startswith("{")):
         try:
             header = json.loads(text)
         except ValueError:

@@ -28,8 +28,8 @@ struct CompileOptions {
   bool blocked_layouts = true;    // let convolutions pick blocked layouts (false: plain only)
   bool in_place = true;           // let eltwise / sum post-ops write into a dying input
   bool reuse_memory = true;       // share arena bytes between values with disjoint lifetimes
-  /// Let 3x3 stride-1 convolutions use oneDNN's Winograd kernels where they exist: about 2x
-  /// faster, with slightly different rounding (relative error ~1e-6 per layer instead of
+  /// Let 3x3 stride-1 convolutions use oneDNN's Winograd kernels where they exist: faster,
+  /// with slightly different rounding (relative error ~1e-6 per layer instead of
   /// ~1e-7). Off gives the direct algorithm PyTorch uses, bit-for-bit closer to it.
   bool winograd = true;
   std::string source_name;        // the model file, for diagnostics

@@ -64,7 +64,7 @@ struct ConstantRef {
 /// names are hot); whoever needs an order sorts — the saver writes tensors sorted by name.
 /// Entries live in a StableVector (stable addresses, allocated in chunks, erased slots reused)
 /// indexed by a NameIndex: a rewrite of a million-node graph looks up and adds constants ~10^6
-/// times, and a node-based hash map made those cache misses and mallocs a third of its time.
+/// times, and a node-based hash map would make each a few cache misses and a malloc.
 class ConstantStore {
  public:
   /// One named tensor.

@@ -2,9 +2,9 @@
 // word at a time and mixed with multiplications, then finalised so that every bit of the key
 // reaches the low bits a power-of-two table indexes by.
 //
-// std::hash<std::string_view> (libstdc++'s murmur-style _Hash_bytes) is an out-of-line call of
-// ~60 instructions for the 10–20-character names a rewrite creates by the hundred thousand
-// ("batch_norm_1234"), each hashed when it is made unique; this is ~20, inlined. Like
+// std::hash<std::string_view> (libstdc++'s murmur-style _Hash_bytes) is an out-of-line byte
+// loop, and a rewrite hashes the 10–20-character names it creates by the hundred thousand
+// ("batch_norm_1234") when it makes them unique; this one is inlined and reads words. Like
 // std::hash it is unseeded: these tables index names from a model file, not network input.
 // The values are not stable across versions of graft and must never be stored.
 #pragma once

@@ -5,8 +5,7 @@
 // it is the item's name(), read only when the full 64-bit hash already matches. A lookup of an
 // absent name — the common case when a rewrite makes a fresh name unique — touches one slot
 // array cache line, where std::unordered_map<std::string, T*> walks a bucket and a separately
-// allocated node per probe, and every insert there is a malloc. At a million nodes that was a
-// quarter of the rewrite driver's time (docs/benchmarks.md).
+// allocated node per probe, and every insert there is a malloc.
 //
 // The item's name must not change while it is indexed: erase(), rename, insert_or_assign().
 #pragma once

@@ -8,13 +8,10 @@ namespace graft {
 
 /// Asks the kernel to back the whole pages inside [p, p + bytes) with writable memory now, in
 /// one call, instead of one page fault per 4 KiB page at first touch. Worth it for a block
-/// that is about to be written end to end: a rewrite of a million-node graph writes ~400 MB of
-/// new nodes (ChunkPool) and folded weights (runtime's BufferArena), and populating those
-/// blocks took it from 1.18-1.19 s to 1.04-1.12 s (same binary, alternating runs;
-/// docs/benchmarks.md). The kernel still allocates, zeroes and charges every page; what goes is
-/// the trap per page. Only a hint (MADV_POPULATE_WRITE, Linux 5.14): elsewhere, or when the
-/// kernel declines, pages fault as usual. (A hash table's slot array, populated the same way
-/// when it grows, measured no better: not used there.)
+/// that is about to be written end to end, as a large rewrite's new nodes (ChunkPool) and
+/// folded weights (BufferArena) are. The kernel still allocates, zeroes and charges every
+/// page; what goes is the trap per page. Only a hint (MADV_POPULATE_WRITE, Linux 5.14):
+/// elsewhere, or when the kernel declines, pages fault as usual.
 void populate_for_writing(void* p, size_t bytes);
 
 /// Asks the kernel to reclaim the whole pages inside [p, p + bytes), which the caller has read

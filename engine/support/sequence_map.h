@@ -5,8 +5,8 @@
 // touches, so the lookup is on the driver's hottest path. Keys live back to back in one array
 // and the table holds (hash, key position, value) slots with linear probing: a lookup hashes
 // the words (support/hash.h; no byte loop), reads one slot line and compares one
-// key. A std::unordered_map<std::string, uint32_t> spent ~250 instructions per lookup hashing
-// the key as bytes and walking its bucket's node.
+// key, where a std::unordered_map<std::string, uint32_t> hashes the key as bytes and walks its
+// bucket's node.
 #pragma once
 
 #include <cstdint>

@@ -46,8 +46,8 @@ bool winograd_shape(const Shape& w, const std::vector<int64_t>& stride,
 }
 
 /// A dense, undilated convolution with a stride above 1 and a kernel larger than 1x1
-/// (ResNet's stem and its stride-2 3x3 layers): the case measured to run faster in brgconv's
-/// nhwc than in the graph-wide aBcd16b (docs/benchmarks.md).
+/// (ResNet's stem and its stride-2 3x3 layers): the case that runs faster in brgconv's nhwc
+/// than in the graph-wide aBcd16b.
 bool is_strided_spatial(const Shape& w, const ConvParams& p) {
   return w.size() == 4 && p.groups == 1 && p.dilation == std::vector<int64_t>{1, 1} &&
          (p.stride[0] > 1 || p.stride[1] > 1) && (w[2] > 1 || w[3] > 1);
@@ -61,8 +61,8 @@ md_t blocked_md(const Shape& shape, int block) {
 }  // namespace
 
 // Winograd F(2x2 or 4x4, 3x3) does ~2.25-4x fewer multiplications for 3x3 stride-1 kernels;
-// with oneDNN 2.6 on AVX-512 it runs ResNet's 3x3 layers about 2x faster at batch 1 and 8
-// than the direct algorithm (bench/runtime_bench.py). Small channel counts stay direct.
+// with oneDNN 2.6 on AVX-512 that makes ResNet's 3x3 layers faster than the direct algorithm.
+// Small channel counts stay direct.
 bool is_winograd_shape(const Node& node) {
   if (!node.is_op("conv2d") && !node.is_op("conv2d_post")) return false;
   const Node* w = node.input_node(1);
@@ -133,8 +133,8 @@ std::optional<KernelPlan> build_conv2d(KernelContext& ctx) {
   //  2. In a graph with a preferred blocked layout (see preferred_block), a dense strided
   //     convolution with a kernel larger than 1x1 in oneDNN's own choice of layout: brgconv in
   //     nhwc, which oneDNN 2.6 has in no blocked layout, runs ResNet's stride-2 3x3 and 7x7
-  //     layers 1.1-1.5x faster than the direct aBcd16b kernel (jit:avx512_core), more than the
-  //     reorder into nhwc and back costs (docs/benchmarks.md, "Strided convolutions in nhwc").
+  //     layers faster than the direct aBcd16b kernel (jit:avx512_core), by more than the
+  //     reorder into nhwc and back costs.
   //  3. Direct in the graph-wide blocked layout when one is preferred: the input as it comes
   //     if it is already in that layout or plain (nchw, as a 3-channel stem gets it), else
   //     reordered into it, so that one strided convolution's nhwc result does not spread

@@ -30,6 +30,19 @@ case "$case_name" in
     expect 0 "call_function  stem_conv" -- "$rewrite" print "$example"
     expect 0 "float32[N, 10]" -- "$rewrite" print "$example"
     ;;
+  print-rules)
+    rules="$src/examples/rules/fuse.rules"
+    expect 0 "/// Fold inference batch-norm into the preceding convolution." -- "$rewrite" print --rules "$rules"
+    expect 0 "fuse.rules:5, benefit 2, phase 'default' (fixpoint)" -- "$rewrite" print --rules "$rules"
+    # The printed rules are valid .rules text that checks as the same rules.
+    "$rewrite" print --rules "$rules" > "$tmp/printed.rules" || fail "print --rules failed"
+    expect 0 "" -- "$rewrite" check "$tmp/printed.rules"
+    [ "$("$rewrite" print --rules "$tmp/printed.rules" | grep -v '^#')" = \
+      "$(grep -v '^#' "$tmp/printed.rules")" ] || fail "printing the printed rules changed them"
+    printf 'rule r { pattern(x) { return rellu(x) } replacement { return x } }\n' > "$tmp/bad.rules"
+    expect 1 "bad.rules:1:" -- "$rewrite" print --rules "$tmp/bad.rules"
+    expect 2 "" -- "$rewrite" print --rules "$rules" "$example"
+    ;;
   dot)
     expect 0 "digraph" -- "$rewrite" dot "$example"
     expect 0 "" -- "$rewrite" dot "$example" -o "$tmp/g.dot"

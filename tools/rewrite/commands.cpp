@@ -5,7 +5,8 @@ namespace graft::cli {
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
-      {"print", "print a model's graph as a torch.fx-style table", setup_print},
+      {"print", "print a model's graph as a torch.fx-style table, or (--rules) a rule file's rules",
+       setup_print},
       {"dot", "write a model's graph in Graphviz DOT", setup_dot},
       {"ops", "list the ops of the registry with their signatures", setup_ops},
       {"check", "parse and check .rules files; print a summary of rules, phases and tests",
