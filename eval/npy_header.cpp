@@ -4,6 +4,8 @@
 
 #include <optional>
 
+#include "engine/support/terminal_text.h"
+
 namespace graft::eval {
 namespace {
 
@@ -81,10 +83,7 @@ class DictReader {
 
   std::string describe_here() const {
     if (pos_ >= text_.size()) return "the end of the header";
-    const char c = text_[pos_];
-    if (c >= 0x20 && c < 0x7f) return std::string("'") + c + "'";
-    return "byte 0x" + std::string(1, "0123456789abcdef"[(c >> 4) & 0xf]) +
-           "0123456789abcdef"[c & 0xf];
+    return "'" + escape_for_terminal(text_.substr(pos_, 1)) + "'";
   }
 
   bool expect(char c) {

@@ -98,18 +98,16 @@ double max_abs_diff(const Tensor& a, const Tensor& b) {
   return worst;
 }
 
+bool is_close(double a, double b, double rtol, double atol) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  if (std::isinf(a) || std::isinf(b)) return a == b;
+  return std::fabs(a - b) <= atol + rtol * std::fabs(b);
+}
+
 bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol) {
   if (a.shape() != b.shape()) return false;
   for (int64_t i = 0; i < a.numel(); ++i) {
-    double x = a.f32()[i];
-    double y = b.f32()[i];
-    if (std::isnan(x) != std::isnan(y)) return false;
-    if (std::isnan(x)) continue;
-    if (std::isinf(x) || std::isinf(y)) {
-      if (x != y) return false;
-      continue;
-    }
-    if (std::fabs(x - y) > atol + rtol * std::fabs(y)) return false;
+    if (!is_close(a.f32()[i], b.f32()[i], rtol, atol)) return false;
   }
   return true;
 }

@@ -52,7 +52,10 @@ class Tensor {
 /// Largest absolute element difference of two float32 tensors of the same shape (infinity if
 /// the shapes differ, NaN if either holds a NaN).
 double max_abs_diff(const Tensor& a, const Tensor& b);
-/// True if every element satisfies |a - b| <= atol + rtol * |b| (numpy.allclose).
+/// True if |a - b| <= atol + rtol * |b| (numpy.isclose); NaN is close to NaN only, an infinity
+/// to the same infinity only.
+bool is_close(double a, double b, double rtol = 1e-4, double atol = 1e-5);
+/// True if every element pair is_close (numpy.allclose).
 bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-4, double atol = 1e-5);
 /// "float32[1, 1000]" plus sum, mean and the first values: a short checksum for the CLI.
 std::string tensor_summary(const Tensor& t);

@@ -21,6 +21,7 @@
 // would allocate, not a finding.
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -70,11 +71,32 @@ bool has_nan(const eval::Tensor& t) {
   return false;
 }
 
-/// Whether the reference's outputs move beyond the comparison's tolerance when every op's
-/// result is perturbed by a relative 2^-20 (a few float32 ulps): then the graph amplifies
-/// rounding (a matmul of layer_norm outputs that cancels to noise, which the next layer_norm
-/// scales back to 1), and float32 kernels that round differently from the reference may
-/// disagree by more than any fixed tolerance.
+/// `v`, or an infinity of its sign where its magnitude is 2^127 or more (half of float32's
+/// range): where a result overflows depends on the order of accumulation, so that one
+/// implementation's -inf is another's -3.4e38, and both have overflowed.
+double saturated(float v) {
+  return std::fabs(v) >= 0x1.0p127f ? std::copysign(std::numeric_limits<double>::infinity(), v)
+                                    : v;
+}
+
+/// Where `got` and `want` disagree beyond the runtime tests' tolerance (rtol 1e-3, atol 1e-4,
+/// overflowed values saturated): "element i: got x, want y", or nullopt when they agree.
+std::optional<std::string> disagreement(const eval::Tensor& got, const eval::Tensor& want) {
+  if (got.shape() != want.shape()) return "shapes differ";
+  for (int64_t i = 0; i < got.numel(); ++i) {
+    if (!eval::is_close(saturated(got.f32()[i]), saturated(want.f32()[i]), 1e-3, 1e-4)) {
+      return "element " + std::to_string(i) + ": got " + std::to_string(got.f32()[i]) +
+             ", want " + std::to_string(want.f32()[i]);
+    }
+  }
+  return std::nullopt;
+}
+
+/// Whether the reference's outputs disagree with themselves when every op's result is
+/// perturbed by a relative 2^-20 (a few float32 ulps): then the graph amplifies rounding (a
+/// matmul of layer_norm outputs that cancels to noise, which the next layer_norm scales back
+/// to 1), and float32 kernels that round differently from the reference may disagree by more
+/// than any fixed tolerance.
 bool ill_conditioned(const Graph& graph, const std::vector<eval::Tensor>& inputs,
                      const std::vector<eval::Tensor>& want) {
   for (uint64_t seed = 1; seed <= 2; ++seed) {
@@ -83,35 +105,10 @@ bool ill_conditioned(const Graph& graph, const std::vector<eval::Tensor>& inputs
         eval::run_reference(graph, inputs, diags, eval::RoundingNoise{0x1.0p-20, seed});
     if (!moved || moved->size() != want.size()) return false;
     for (size_t i = 0; i < want.size(); ++i) {
-      if (!eval::allclose((*moved)[i], want[i], 1e-3, 1e-4)) return true;
+      if (disagreement((*moved)[i], want[i])) return true;
     }
   }
   return false;
-}
-
-/// `t` with every value of magnitude 2^127 or more (half of float32's range) made an infinity
-/// of its sign: where a result overflows depends on the order of accumulation, so that one
-/// implementation's -inf is another's -3.4e38, and both have overflowed.
-eval::Tensor saturate_near_overflow(const eval::Tensor& t) {
-  eval::Tensor out = t.clone();
-  for (int64_t i = 0; i < out.numel(); ++i) {
-    float& v = out.f32()[i];
-    if (std::fabs(v) >= 0x1.0p127f) v = std::copysign(std::numeric_limits<float>::infinity(), v);
-  }
-  return out;
-}
-
-/// The first element where `got` and `want` are not close, as "element i: got x, want y".
-std::string first_difference(const eval::Tensor& got, const eval::Tensor& want) {
-  for (int64_t i = 0; i < got.numel() && i < want.numel(); ++i) {
-    const eval::Tensor a = eval::Tensor::from_floats({1}, {got.f32()[i]});
-    const eval::Tensor b = eval::Tensor::from_floats({1}, {want.f32()[i]});
-    if (!eval::allclose(a, b, 1e-3, 1e-4)) {
-      return "element " + std::to_string(i) + ": got " + std::to_string(got.f32()[i]) +
-             ", want " + std::to_string(want.f32()[i]);
-    }
-  }
-  return "shapes differ";
 }
 
 /// Compares the executable's outputs with the reference interpreter's on the same inputs.
@@ -122,14 +119,13 @@ void check_against_reference(const Graph& graph, const std::vector<eval::Tensor>
   if (!want) return;  // a case the reference does not implement: nothing to compare with
   if (want->size() != got.size()) fail("compile: output count differs from the reference", what);
   for (size_t i = 0; i < got.size(); ++i) {
-    // Where torch (and the reference) propagate a NaN, oneDNN's max, min and clip need not
-    // (docs/runtime.md): an output that the reference makes NaN is not compared.
+    // Where torch (and the reference) propagate a NaN, oneDNN's relu, max, min and clip need
+    // not (docs/runtime.md): an output that the reference makes NaN is not compared.
     if (has_nan((*want)[i])) continue;
-    if (!eval::allclose(saturate_near_overflow(got[i]), saturate_near_overflow((*want)[i]), 1e-3,
-                        1e-4) &&
-        !ill_conditioned(graph, inputs, *want)) {
+    std::optional<std::string> differs = disagreement(got[i], (*want)[i]);
+    if (differs && !ill_conditioned(graph, inputs, *want)) {
       fail("compile: the executable computes something else than the reference",
-           "output " + std::to_string(i) + ", " + first_difference(got[i], (*want)[i]) +
+           "output " + std::to_string(i) + ", " + *differs +
                "\n  got " + eval::tensor_summary(got[i]) +
                "\n  want " + eval::tensor_summary((*want)[i]) + "\n" + what);
     }
