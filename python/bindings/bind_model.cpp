@@ -72,6 +72,13 @@ py::dict node_value(const Node& n) {
     }
   }
   d["kwargs"] = kwargs;
+  py::list operand_names;  // each arg's parameter name (a variadic operand's for all of them)
+  if (const OpSchema* schema = n.schema()) {
+    for (size_t i = 0; i < n.inputs().size() && !schema->operands.empty(); ++i) {
+      operand_names.append(schema->operands[std::min(i, schema->operands.size() - 1)].name);
+    }
+  }
+  d["operand_names"] = operand_names;
   if (const TensorType* t = n.type()) {
     d["shape"] = shape_value(t->shape);
     d["dtype"] = dtype_name(t->dtype);

@@ -120,7 +120,11 @@ def _call(graph, torch, node, args: List[Any], kwargs: Dict[str, Any]):
     else:
         raise _graft.GraftError(f"to_graph_module: no torch function for graft op '{op}' "
                                 f"(node '{node.name}')")
-    return graph.call_function(fn, tuple(args), kwargs)
+    # The first operand by position, the others by name: torch's signatures interleave
+    # operands and attributes (layer_norm(input, normalized_shape, weight, bias, eps)).
+    for name, value in zip(node.operand_names[1:], args[1:]):
+        kwargs[name] = value
+    return graph.call_function(fn, (args[0],), kwargs)
 
 
 def node_shape_of(fx_node) -> List[Any]:

@@ -34,6 +34,7 @@ class Node:
     kwargs: Dict[str, Any] = field(default_factory=dict)
     shape: Optional[Tuple[Dim, ...]] = None
     dtype: Optional[str] = None
+    operand_names: Tuple[str, ...] = ()  # each arg's parameter name ("input", "weight", …)
 
 
 def _spec(info: Tuple[str, Optional[List[Dim]], Optional[str]]) -> TensorSpec:
@@ -72,7 +73,8 @@ class Model:
     @property
     def nodes(self) -> List[Node]:
         return [Node(d["name"], d["op"], d["target"], tuple(d["args"]), d["kwargs"],
-                     tuple(d["shape"]) if d["shape"] is not None else None, d["dtype"])
+                     tuple(d["shape"]) if d["shape"] is not None else None, d["dtype"],
+                     tuple(d["operand_names"]))
                 for d in self._handle.nodes()]
 
     @property
