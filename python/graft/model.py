@@ -109,15 +109,23 @@ class Model:
         """The graph as Graphviz DOT text."""
         return self._handle.dot(title)
 
-    def rewrite(self, rules: "Rules", stats: bool = False,
+    def rewrite(self, rules: "Rules", explain: Optional[str] = None, stats: bool = False,
                 verify_each: bool = False) -> "RewriteResult":
         """Applies every phase of `rules`, as `rewrite --rules` does, to a copy of this model.
 
-        Raises RewriteError (with the rule's file:line) when a rewrite fails.
+        explain="RULE@NODE" also says why RULE does or does not rewrite at NODE of this model
+        (result.explanation). Raises RewriteError (with the rule's file:line) when a rewrite
+        fails.
         """
+        explanation = None
+        if explain is not None:
+            rule, at, node = explain.partition("@")
+            if not rule or not at or not node:
+                raise ValueError(f"explain takes 'RULE@NODE', got {explain!r}")
+            explanation = self.explain(rules, rule, node)
         handle, applied, rule_stats = _graft.rewrite(self._handle, rules._handle, stats,
                                                      verify_each)
-        return RewriteResult(Model(handle), [tuple(a) for a in applied], rule_stats)
+        return RewriteResult(Model(handle), [tuple(a) for a in applied], rule_stats, explanation)
 
     def explain(self, rules: "Rules", rule: str, node: str) -> Tuple[bool, str]:
         """Why `rule` does or does not rewrite at `node` (`rewrite --explain RULE@NODE`)."""
@@ -131,11 +139,13 @@ class Model:
 
 @dataclass
 class RewriteResult:
-    """What Model.rewrite returns: the new model, each rewrite as (rule, node), and per rule
-    {candidates, matches, applied, seconds} when stats were asked for."""
+    """What Model.rewrite returns: the new model, each rewrite as (rule, node), per rule
+    {candidates, matches, applied, seconds} when stats were asked for, and (matched, reason)
+    when an explanation was."""
     model: Model
     applied: List[Tuple[str, str]]
     stats: Optional[Dict[str, Dict[str, float]]] = None
+    explanation: Optional[Tuple[bool, str]] = None
 
 
 class Rules:

@@ -46,3 +46,6 @@ def test_explain_says_why_a_rule_does_not_match(tiny_cnn, fuse_rules):
     assert reason
     with pytest.raises(graft.RewriteError, match="no_such_rule"):
         model.explain(rules, "no_such_rule", "stem_bn")
+    result = model.rewrite(rules, explain="fuse_conv_bn@stem_conv")
+    assert result.explanation == (matched, reason)
+    assert "batch_norm" not in result.model.op_counts()
