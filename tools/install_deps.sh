@@ -18,6 +18,8 @@ packages=(
   libmimalloc-dev      # the executables' allocator (GRAFT_MIMALLOC, docs/decisions/0005-mimalloc.md)
   # PyTorch: the exporter and the reference numbers graft is checked against
   python3 python3-numpy python3-torch python3-torchvision
+  # the graft Python module (python/) and its tests
+  pybind11-dev python3-dev python3-pytest
   # the leak check of the slow suite (tools/leak_check.sh --valgrind)
   valgrind
 )

@@ -1,0 +1,123 @@
+"""graft.fx and graft.torch: export, rewrite, back to a torch.fx.GraphModule that PyTorch can
+script, trace and save; and the drop-in module on graft's runtime. Numbers are compared with
+PyTorch eager on the same weights and inputs, relative to the output's largest magnitude, with
+randomised batch-norm statistics so that folding them into the convolutions is really checked."""
+import pytest
+
+torch = pytest.importorskip("torch")
+import graft  # noqa: E402
+import graft.fx  # noqa: E402
+import graft.torch  # noqa: E402
+
+
+class SmallNet(torch.nn.Module):
+    """conv-bn-relu, a residual block, hardswish, pooling and a linear head: what rules/std.rules
+    fuses (batch-norm folding, conv + activation + residual post-ops, linear + activation)."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1, bias=False),
+                                        torch.nn.BatchNorm2d(8), torch.nn.ReLU())
+        self.conv = torch.nn.Conv2d(8, 8, 3, padding=1)
+        self.bn = torch.nn.BatchNorm2d(8)
+        self.head = torch.nn.Linear(8, 5)
+
+    def forward(self, x):
+        y = self.stem(x)
+        y = torch.relu(self.bn(self.conv(y)) + y)
+        y = torch.nn.functional.hardswish(y)
+        y = torch.nn.functional.adaptive_avg_pool2d(y, 1).flatten(1)
+        return torch.sigmoid(self.head(y) * 2.0)
+
+
+def make_net(seed=0):
+    torch.manual_seed(seed)
+    net = SmallNet().eval()
+    for m in net.modules():  # batch-norm statistics far from (0, 1), so folding shows
+        if isinstance(m, torch.nn.BatchNorm2d):
+            m.running_mean.uniform_(-1, 1)
+            m.running_var.uniform_(0.5, 2)
+            m.weight.data.uniform_(0.5, 1.5)
+            m.bias.data.uniform_(-0.5, 0.5)
+    return net
+
+
+def relative_error(got, want):
+    return float((got - want).abs().max()) / float(want.abs().max())
+
+
+def test_export_rewrite_and_back_to_a_graph_module_computes_the_model(tmp_path):
+    net = make_net()
+    x = torch.rand(2, 3, 16, 16) * 2 - 1
+    model = graft.fx.export(net, (x,), tmp_path / "net")
+    assert (tmp_path / "net" / "model.json").exists()
+    assert model.op_counts()["batch_norm"] == 2
+    rules = graft.Rules.load(graft.torch.standard_rules_path())
+    fused = model.rewrite(rules).model
+    counts = fused.op_counts()
+    assert "batch_norm" not in counts and "conv2d_post" in counts
+    gm = graft.fx.to_graph_module(fused)
+    assert isinstance(gm, torch.fx.GraphModule)
+    with torch.no_grad():
+        want = net(x)
+        assert relative_error(gm(x), want) < 1e-5
+        assert relative_error(graft.fx.to_graph_module(model)(x), want) < 1e-5
+    # the folded weights are parameters, under the constants' names
+    state = gm.state_dict()
+    assert state and all(isinstance(v, torch.Tensor) for v in state.values())
+    assert any(p.requires_grad for p in gm.parameters())
+    # PyTorch's own tools accept it
+    scripted = torch.jit.script(gm)
+    traced = torch.jit.trace(gm, (x,))
+    with torch.no_grad():
+        assert relative_error(scripted(x), want) < 1e-5
+        assert relative_error(traced(x), want) < 1e-5
+
+
+def test_a_graph_module_can_be_fine_tuned():
+    net = make_net(1)
+    x = torch.rand(2, 3, 8, 8)
+    gm = graft.fx.to_graph_module(graft.fx.export(net, (x,)))
+    loss = gm(x).sum()
+    loss.backward()
+    assert any(p.grad is not None and float(p.grad.abs().sum()) > 0 for p in gm.parameters())
+
+
+def test_optimize_runs_on_graft_and_matches_eager_at_any_batch():
+    net = make_net(2)
+    fast = graft.torch.optimize(net, (torch.rand(1, 3, 16, 16),), threads=1)
+    assert "conv2d_post" in fast.model.op_counts()
+    with torch.no_grad():
+        for batch in (1, 3):
+            x = torch.rand(batch, 3, 16, 16) * 2 - 1
+            y = fast(x)
+            assert isinstance(y, torch.Tensor) and y.shape == (batch, 5)
+            assert relative_error(y, net(x)) < 1e-4
+
+
+def test_optimize_refuses_gradients():
+    net = make_net(3)
+    fast = graft.torch.optimize(net, (torch.rand(1, 3, 8, 8),), rules=None)
+    x = torch.rand(1, 3, 8, 8, requires_grad=True)
+    with pytest.raises(RuntimeError, match="inference only"):
+        fast(x)
+    with torch.no_grad():
+        assert fast(x).shape == (1, 5)
+
+
+def test_a_resnet18_round_trips_through_graft():
+    torchvision = pytest.importorskip("torchvision")
+    torch.manual_seed(0)
+    net = torchvision.models.resnet18(weights=None).eval()
+    for m in net.modules():
+        if isinstance(m, torch.nn.BatchNorm2d):
+            m.running_mean.uniform_(-0.5, 0.5)
+            m.running_var.uniform_(0.5, 2)
+    x = torch.rand(1, 3, 64, 64)
+    fused = graft.fx.export(net, (x,)).rewrite(
+        graft.Rules.load(graft.torch.standard_rules_path())).model
+    gm = graft.fx.to_graph_module(fused)
+    with torch.no_grad():
+        want = net(x)
+        assert relative_error(gm(x), want) < 1e-4
+        assert relative_error(torch.jit.script(gm)(x), want) < 1e-4

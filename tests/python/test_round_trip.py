@@ -1,0 +1,57 @@
+"""to_graph_module(rewrite(export(m))) for the models of the conformance suite (tests/models):
+it must compute what m computes on the same weights and inputs (error relative to the output's
+largest magnitude, batch-norm statistics randomised), and TorchScript must accept it, scripted
+and traced."""
+import os
+
+import pytest
+
+torch = pytest.importorskip("torch")
+import graft  # noqa: E402
+import graft.fx  # noqa: E402
+import graft.torch  # noqa: E402
+from graft.exporter import models  # noqa: E402
+
+MODELS = os.path.join(os.environ.get("GRAFT_SOURCE_DIR", os.path.join(
+    os.path.dirname(__file__), "..", "..")), "tests", "models")
+
+# The conformance suite's fast models (tests/models/CMakeLists.txt), each with its capture.
+SPECS = [
+    ("torchvision:resnet18", "auto", 1),
+    ("torchvision:mobilenet_v2", "auto", 1),
+    (os.path.join(MODELS, "transformer_block.py") + ":make_encoder_block", "auto", 2),
+    (os.path.join(MODELS, "op_zoo.py") + ":make_op_zoo", "auto", 2),
+    (os.path.join(MODELS, "op_zoo.py") + ":make_op_zoo", "aten", 2),
+    (os.path.join(MODELS, "capture_models.py") + ":channel_shuffle", "auto", 2),
+    (os.path.join(MODELS, "capture_models.py") + ":moments", "aten", 1),
+    (os.path.join(MODELS, "handwritten_block.py") + ":make_handwritten_block", "auto", 2),
+]
+
+
+def example(spec, batch):
+    built = models.build(spec, seed=0)
+    module = built.module.eval()
+    models.randomize_norm_stats(module, 0)
+    if built.inputs is not None:
+        return module, built.inputs
+    shapes = built.shapes or [(3, 64, 64)]
+    return module, models.example_inputs(shapes, batch, 0)
+
+
+@pytest.mark.parametrize("spec,capture,batch", SPECS,
+                         ids=[f"{os.path.basename(s)}-{c}" for s, c, _ in SPECS])
+def test_the_rewritten_model_back_in_torch_fx_computes_the_model(spec, capture, batch):
+    module, inputs = example(spec, batch)
+    rules = graft.Rules.load(graft.torch.standard_rules_path())
+    fused = graft.fx.export(module, inputs, capture=capture).rewrite(rules).model
+    gm = graft.fx.to_graph_module(fused)
+    with torch.no_grad():
+        want = module(*inputs)
+        wants = list(want) if isinstance(want, (tuple, list)) else [want]
+        for run in (gm, torch.jit.script(gm), torch.jit.trace(gm, tuple(inputs))):
+            got = run(*inputs)
+            gots = list(got) if isinstance(got, (tuple, list)) else [got]
+            assert len(gots) == len(wants)
+            for g, w in zip(gots, wants):
+                scale = float(w.abs().max())
+                assert float((g - w).abs().max()) <= 1e-4 * max(scale, 1e-30)
