@@ -30,6 +30,9 @@ KernelBuilder find_kernel(const OpSchema& op) {
     case OpFamily::kPermute: return build_permute;
     case OpFamily::kIdentity:
     case OpFamily::kDropout: return build_alias;
+    // torch's coordinate mappings are not oneDNN resampling's (nearest: floor(dst * in / out)
+    // against half-pixel rounding; scale factors given by the user): a plain loop.
+    case OpFamily::kInterpolate: return build_fallback;
   }
   return nullptr;
 }

@@ -29,6 +29,8 @@ enum class OpFamily : uint8_t {
   kPermute,   // permute, transpose
   kIdentity,  // contiguous, clone
   kDropout,   // the identity when not training
+  // ** spatial ops of issue #27 **
+  kInterpolate,  // nearest / bilinear resizing of (N, C, H, W)
 };
 
 // clang-format off

@@ -85,4 +85,7 @@ Result unsqueeze(const InferInputs& in, std::string* error);
 Result squeeze(const InferInputs& in, std::string* error);
 Result cat(const InferInputs& in, std::string* error);
 
+// ** resampling (shape_fns_resample.cpp) **
+Result interpolate(const InferInputs& in, std::string* error);
+
 }  // namespace graft::shape_fns

@@ -91,7 +91,15 @@ const char* const kCases = R"([
   {"op": "amax", "inputs": [{"shape": [2, 3, 4, 5]}], "kwargs": {"dim": [1, 3], "keepdim": true}},
   {"op": "amax", "inputs": [{"shape": [2, 3, 4]}]},
   {"op": "clone", "inputs": [{"shape": [2, 3]}]},
-  {"op": "contiguous", "inputs": [{"shape": [2, 3]}]}
+  {"op": "contiguous", "inputs": [{"shape": [2, 3]}]},
+  {"op": "interpolate", "inputs": [{"shape": [2, 3, 7, 13]}], "kwargs": {"size": [15, 4]}},
+  {"op": "interpolate", "inputs": [{"shape": [1, 2, 5, 6]}], "kwargs": {"scale_factor": [2.0, 1.5]}},
+  {"op": "interpolate", "inputs": [{"shape": [1, 2, 10, 9]}], "kwargs": {"scale_factor": [2.05, 2.05]}},
+  {"op": "interpolate", "inputs": [{"shape": [2, 3, 7, 13]}], "kwargs": {"size": [15, 4], "mode": "bilinear"}},
+  {"op": "interpolate", "inputs": [{"shape": [2, 3, 7, 13]}], "kwargs": {"size": [15, 4], "mode": "bilinear", "align_corners": true}},
+  {"op": "interpolate", "inputs": [{"shape": [1, 2, 5, 7]}], "kwargs": {"scale_factor": [1.7, 0.6], "mode": "bilinear"}},
+  {"op": "interpolate", "inputs": [{"shape": [1, 2, 5, 7]}], "kwargs": {"scale_factor": [2.5, 2.5], "mode": "bilinear", "align_corners": true}},
+  {"op": "interpolate", "inputs": [{"shape": [1, 2, 9, 1]}], "kwargs": {"size": [1, 5], "mode": "bilinear", "align_corners": true}}
 ])";
 
 AttrValue to_attr(const json& v) {

@@ -221,6 +221,39 @@ def adaptive_max_pool2d(cx, input, output_size, return_indices=False):
                    output_size=_output_size(cx, input, output_size))
 
 
+# ** resampling **
+
+
+def _pair_floats(value, what):
+    values = list(value) if isinstance(value, (tuple, list)) else [value] * 2
+    if len(values) != 2:
+        raise Unsupported("%s must have 2 values, got %r" % (what, value))
+    return [float(v) for v in values]
+
+
+def interpolate(cx, input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    if mode not in ("nearest", "bilinear"):
+        raise Unsupported("interpolate with mode=%r (graft has 'nearest' and 'bilinear')"
+                          % (mode,))
+    if antialias:
+        raise Unsupported("interpolate with antialias=True")
+    shape = cx.shape(_tensor(input, "input"))
+    if len(shape) != 4:
+        raise Unsupported("interpolate of a %d-d input (graft resizes (N, C, H, W))"
+                          % len(shape))
+    if scale_factor is not None and recompute_scale_factor:
+        # torch then maps coordinates by the rounded size, as if `size` had been given.
+        scales = _pair_floats(scale_factor, "scale_factor")
+        size = [int(as_int(shape[2 + i], "input size") * s) for i, s in enumerate(scales)]
+        scale_factor = None
+    return cx.call("interpolate", [input],
+                   size=None if size is None else _ints(size, "size", 2),
+                   scale_factor=None if scale_factor is None
+                   else _pair_floats(scale_factor, "scale_factor"),
+                   mode=mode, align_corners=None if align_corners is None else bool(align_corners))
+
+
 # ** arithmetic **
 
 
@@ -334,6 +367,7 @@ FUNCTIONS = {
     F.gelu: gelu, F.tanh: _unary("tanh"), F.softplus: softplus, F.dropout: dropout,
     F.max_pool2d: max_pool2d, F.avg_pool2d: avg_pool2d, F.adaptive_avg_pool2d:
     adaptive_avg_pool2d, F.adaptive_max_pool2d: adaptive_max_pool2d,
+    F.interpolate: interpolate,
     # torch.*
     torch.conv2d: conv2d, torch.relu: _unary("relu"), torch.sigmoid: _unary("sigmoid"),
     torch.tanh: _unary("tanh"), torch.sqrt: _unary("sqrt"), torch.rsqrt: _unary("rsqrt"),
@@ -453,6 +487,9 @@ MODULES = {
     nn.AdaptiveAvgPool2d: lambda cx, m, input: adaptive_avg_pool2d(cx, input, m.output_size),
     nn.AdaptiveMaxPool2d: lambda cx, m, input: adaptive_max_pool2d(cx, input, m.output_size,
                                                                    m.return_indices),
+    # UpsamplingNearest2d and UpsamplingBilinear2d are Upsamples with a fixed mode.
+    nn.Upsample: lambda cx, m, input: interpolate(cx, input, m.size, m.scale_factor, m.mode,
+                                                  m.align_corners, m.recompute_scale_factor),
 }
 
 

@@ -111,6 +111,7 @@ TORCH = {
     "layer_norm": lambda x, w, b, normalized_shape, eps=1e-5:
         F.layer_norm(x, normalized_shape, w, b, eps),
     "dropout": F.dropout,
+    "interpolate": F.interpolate,
 }
 
 CASES = []
@@ -325,6 +326,28 @@ for op in ["adaptive_avg_pool2d", "adaptive_max_pool2d"]:
     case(op, T(1, 1, 4, 4, dtype=I64), output_size=[2, 2])
     case(op, T(1, 1, 4, 4), output_size=[INT64_MAX, INT64_MAX])
     case(op, T(1, 1, 4, 4), output_size=[2**62, 1])
+
+# ** resampling **
+case("interpolate", T(1, 3, 7, 13), size=[15, 4])
+case("interpolate", T(2, 3, 7, 13), size=[15, 4], mode="bilinear", align_corners=True)
+case("interpolate", T(1, 3, 7, 13), size=[5])
+case("interpolate", T(1, 3, 7, 13), scale_factor=[2.0, 0.5])
+case("interpolate", T(1, 3, 7, 13), scale_factor=[1.5], mode="bilinear")
+case("interpolate", T(1, 3, 10, 10), scale_factor=[0.29, 3.3], mode="bilinear")
+case("interpolate", T(0, 3, 7, 13), size=[3, 3])
+case("interpolate", T(1, 3, 7, 13, dtype=F64), size=[3, 3], mode="bilinear")
+case("interpolate", T(1, 3, 7, 13))
+case("interpolate", T(1, 3, 7, 13), size=[3, 3], scale_factor=[2.0, 2.0])
+case("interpolate", T(1, 3, 7, 13), size=[0, 3])
+case("interpolate", T(1, 3, 7, 13), size=[-2, 3])
+case("interpolate", T(1, 3, 7, 13), size=[1, 2, 3])
+case("interpolate", T(1, 3, 7, 13), scale_factor=[0.1, 1.0])
+case("interpolate", T(1, 3, 7, 13), scale_factor=[-2.0, 1.0])
+case("interpolate", T(1, 3, 7, 13), scale_factor=[2.0, 2.0, 2.0])
+case("interpolate", T(1, 3, 7, 13), size=[3, 3], align_corners=True)
+case("interpolate", T(1, 0, 7, 13), size=[3, 3])
+case("interpolate", T(1, 3, 0, 13), size=[3, 3])
+case("interpolate", T(1, 3, 7, 13, dtype=I64), size=[3, 3], mode="bilinear")
 
 # ** shape and data movement **
 for start, end in [(0, -1), (1, -1), (1, 2), (2, 2), (-3, -2), (0, 0), (3, 3)]:

@@ -58,6 +58,7 @@ const BaseCall* base_call(const std::string& op) {
        {{"f32[2, 3]"}, {{"dim0", AttrValue{int64_t{0}}}, {"dim1", AttrValue{int64_t{1}}}}}},
       {"unsqueeze", {{"f32[2, 3]"}, {{"dim", AttrValue{int64_t{0}}}}}},
       {"squeeze", {{"f32[1, 3]"}, {}}},
+      {"interpolate", {{"f32[1, 3, 8, 8]"}, {{"size", ints({4, 4})}}}},
       {"cat", {{"f32[2, 3]", "f32[2, 3]"}, {}}},
       {"softmax", {{"f32[2, 3]"}, {{"dim", AttrValue{int64_t{1}}}}}},
       {"log_softmax", {{"f32[2, 3]"}, {{"dim", AttrValue{int64_t{1}}}}}},
