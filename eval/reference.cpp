@@ -258,6 +258,7 @@ Kernel kernel_of(OpFamily family) {
     case OpFamily::kDropout: return copy;
     case OpFamily::kPermute: return permute;
     case OpFamily::kInterpolate: return interpolate;
+    case OpFamily::kConvNd: return conv_nd;
   }
   return nullptr;
 }

@@ -33,6 +33,7 @@ KernelBuilder find_kernel(const OpSchema& op) {
     // torch's coordinate mappings are not oneDNN resampling's (nearest: floor(dst * in / out)
     // against half-pixel rounding; scale factors given by the user): a plain loop.
     case OpFamily::kInterpolate: return build_fallback;
+    case OpFamily::kConvNd: return build_conv_nd;
   }
   return nullptr;
 }

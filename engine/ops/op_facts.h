@@ -31,6 +31,7 @@ enum class OpFamily : uint8_t {
   kDropout,   // the identity when not training
   // ** spatial ops of issue #27 **
   kInterpolate,  // nearest / bilinear resizing of (N, C, H, W)
+  kConvNd,       // conv1d, conv3d (conv2d keeps kConv2d and its fused forms)
 };
 
 // clang-format off

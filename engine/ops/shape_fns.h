@@ -57,7 +57,9 @@ Result pow(const InferInputs& in, std::string* error);
 Result maximum_minimum(const InferInputs& in, std::string* error);
 
 // ** convolution and matrix products (shape_fns_conv.cpp) **
+Result conv1d(const InferInputs& in, std::string* error);
 Result conv2d(const InferInputs& in, std::string* error);
+Result conv3d(const InferInputs& in, std::string* error);
 Result linear(const InferInputs& in, std::string* error);
 Result matmul(const InferInputs& in, std::string* error);
 

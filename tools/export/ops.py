@@ -73,10 +73,11 @@ def _output_size(cx, input, output_size):
 
 
 def _conv_padding(cx, weight, padding, dilation):
+    spatial = len(dilation)
     if not isinstance(padding, str):
-        return _ints(padding, "padding", 2)
+        return _ints(padding, "padding", spatial)
     if padding == "valid":
-        return [0, 0]
+        return [0] * spatial
     if padding == "same":
         kernel = cx.shape(weight)[2:]
         result = []
@@ -108,6 +109,20 @@ def conv2d(cx, input, weight, bias=None, stride=1, padding=0, dilation=1, groups
                    stride=_ints(stride, "stride", 2),
                    padding=_conv_padding(cx, weight, padding, dilation),
                    dilation=dilation, groups=as_int(groups, "groups"))
+
+
+def _conv_nd(op, spatial):
+    """conv1d / conv3d: the same as conv2d over `spatial` dims."""
+    def convert(cx, input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+        if len(cx.shape(weight)) != spatial + 2:
+            raise Unsupported("%s needs a %d-d weight, got shape %r"
+                              % (op, spatial + 2, list(cx.shape(weight))))
+        dilation = _ints(dilation, "dilation", spatial)
+        return cx.call(op, [_tensor(input, "input"), _tensor(weight, "weight"), bias],
+                       stride=_ints(stride, "stride", spatial),
+                       padding=_conv_padding(cx, weight, padding, dilation),
+                       dilation=dilation, groups=as_int(groups, "groups"))
+    return convert
 
 
 def linear(cx, input, weight, bias=None):
@@ -368,6 +383,7 @@ FUNCTIONS = {
     F.max_pool2d: max_pool2d, F.avg_pool2d: avg_pool2d, F.adaptive_avg_pool2d:
     adaptive_avg_pool2d, F.adaptive_max_pool2d: adaptive_max_pool2d,
     F.interpolate: interpolate,
+    F.conv1d: _conv_nd("conv1d", 1), F.conv3d: _conv_nd("conv3d", 3),
     # torch.*
     torch.conv2d: conv2d, torch.relu: _unary("relu"), torch.sigmoid: _unary("sigmoid"),
     torch.tanh: _unary("tanh"), torch.sqrt: _unary("sqrt"), torch.rsqrt: _unary("rsqrt"),
@@ -427,6 +443,15 @@ def module_conv2d(cx, m, input):
                   m.dilation, m.groups)
 
 
+def _module_conv_nd(op, spatial):
+    def convert(cx, m, input):
+        if m.padding_mode != "zeros":
+            raise Unsupported("%s with padding_mode=%r" % (type(m).__name__, m.padding_mode))
+        return _conv_nd(op, spatial)(cx, input, cx.param(m, "weight"), cx.param(m, "bias"),
+                                     m.stride, m.padding, m.dilation, m.groups)
+    return convert
+
+
 def module_batch_norm(cx, m, input):
     if m.training:
         raise Unsupported("BatchNorm in training mode; call model.eval() before exporting")
@@ -460,6 +485,7 @@ def _module_unary(op):
 
 MODULES = {
     nn.Conv2d: module_conv2d,
+    nn.Conv1d: _module_conv_nd("conv1d", 1), nn.Conv3d: _module_conv_nd("conv3d", 3),
     nn.BatchNorm1d: module_batch_norm, nn.BatchNorm2d: module_batch_norm,
     nn.LayerNorm: module_layer_norm,
     nn.Linear: module_linear,

@@ -138,7 +138,7 @@ TEST_CASE("ops are found by alias and unknown names get a suggestion", "[engine]
   REQUIRE(registry.find("view") != nullptr);
   CHECK(registry.find("view") == registry.find("reshape"));
   CHECK(registry.find("reshape")->name == "reshape");
-  CHECK(registry.find("conv3d") == nullptr);
+  CHECK(registry.find("conv4d") == nullptr);
   CHECK(registry.suggest("conv2") == " (did you mean 'conv2d'?)");
   CHECK(registry.suggest("max_pool") == " (did you mean 'max_pool2d'?)");
   CHECK(registry.suggest("vew") == " (did you mean 'view'?)");
