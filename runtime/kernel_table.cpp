@@ -34,6 +34,31 @@ KernelBuilder find_kernel(const OpSchema& op) {
   return nullptr;
 }
 
+bool kernel_takes_any_dtype(OpFamily family) {
+  switch (family) {
+    case OpFamily::kView:
+    case OpFamily::kPermute:
+    case OpFamily::kIdentity:
+    case OpFamily::kDropout:
+    case OpFamily::kCat: return true;
+    case OpFamily::kNone:
+    case OpFamily::kConv2d:
+    case OpFamily::kConv2dPost:
+    case OpFamily::kLinear:
+    case OpFamily::kLinearPost:
+    case OpFamily::kMatmul:
+    case OpFamily::kBatchNorm:
+    case OpFamily::kLayerNorm:
+    case OpFamily::kSoftmax:
+    case OpFamily::kUnary:
+    case OpFamily::kBinary:
+    case OpFamily::kPool2d:
+    case OpFamily::kAdaptivePool2d:
+    case OpFamily::kReduce: return false;
+  }
+  return false;
+}
+
 bool has_runtime_kernel(const OpSchema& op) { return find_kernel(op) != nullptr; }
 
 }  // namespace graft::runtime
