@@ -228,6 +228,9 @@ Kernel kernel_of(OpFamily family) {
     case OpFamily::kIdentity:
     case OpFamily::kDropout: return copy;
     case OpFamily::kPermute: return permute;
+    case OpFamily::kStrided: return strided;
+    case OpFamily::kRoll: return roll;
+    case OpFamily::kGather: return gather;
   }
   return nullptr;
 }
@@ -242,7 +245,10 @@ bool reference_moves_any_dtype(OpFamily family) {
     case OpFamily::kIdentity:
     case OpFamily::kDropout:
     case OpFamily::kPermute:
-    case OpFamily::kCat: return true;
+    case OpFamily::kCat:
+    case OpFamily::kStrided:
+    case OpFamily::kRoll:
+    case OpFamily::kGather: return true;
     case OpFamily::kNone:
     case OpFamily::kConv2d:
     case OpFamily::kConv2dPost:

@@ -87,4 +87,9 @@ bool softmax(const Call& call, Tensor& out);
 bool permute(const Call& call, Tensor& out);
 bool cat(const Call& call, Tensor& out);
 
+// reference_indexing.cpp
+bool strided(const Call& call, Tensor& out);  // slice, select, expand, expand_as, flip
+bool roll(const Call& call, Tensor& out);
+bool gather(const Call& call, Tensor& out);   // embedding, index_select
+
 }  // namespace graft::eval::ref

@@ -30,6 +30,11 @@ KernelBuilder find_kernel(const OpSchema& op) {
     case OpFamily::kPermute: return build_permute;
     case OpFamily::kIdentity:
     case OpFamily::kDropout: return build_alias;
+    // Plain loops on any dtype (the reference kernels); embedding reports an index out of
+    // range at run time.
+    case OpFamily::kStrided:
+    case OpFamily::kRoll:
+    case OpFamily::kGather: return build_fallback;
   }
   return nullptr;
 }
@@ -40,7 +45,10 @@ bool kernel_takes_any_dtype(OpFamily family) {
     case OpFamily::kPermute:
     case OpFamily::kIdentity:
     case OpFamily::kDropout:
-    case OpFamily::kCat: return true;
+    case OpFamily::kCat:
+    case OpFamily::kStrided:
+    case OpFamily::kRoll:
+    case OpFamily::kGather: return true;
     case OpFamily::kNone:
     case OpFamily::kConv2d:
     case OpFamily::kConv2dPost:

@@ -29,6 +29,10 @@ enum class OpFamily : uint8_t {
   kPermute,   // permute, transpose
   kIdentity,  // contiguous, clone
   kDropout,   // the identity when not training
+  // ** picking and repeating elements, any dtype (issue #27) **
+  kStrided,   // an affine view copied out: slice, select, expand, expand_as, flip
+  kRoll,      // roll
+  kGather,    // rows picked by an int64 index: embedding, index_select
 };
 
 // clang-format off

@@ -85,4 +85,15 @@ Result unsqueeze(const InferInputs& in, std::string* error);
 Result squeeze(const InferInputs& in, std::string* error);
 Result cat(const InferInputs& in, std::string* error);
 
+// ** picking and repeating elements (shape_fns_indexing.cpp) **
+Result slice(const InferInputs& in, std::string* error);
+Result select(const InferInputs& in, std::string* error);
+Result expand(const InferInputs& in, std::string* error);
+Result expand_as(const InferInputs& in, std::string* error);
+Result unflatten(const InferInputs& in, std::string* error);
+Result roll(const InferInputs& in, std::string* error);
+Result flip(const InferInputs& in, std::string* error);
+Result embedding(const InferInputs& in, std::string* error);
+Result index_select(const InferInputs& in, std::string* error);
+
 }  // namespace graft::shape_fns
