@@ -4,6 +4,7 @@
 // ops that pick elements by position on any dtype (slice, select, expand, flip, roll,
 // embedding, index_select). It is single-threaded, but these ops are rare or cheap in the
 // models graft targets. Bad data found at run time (an index out of range) is a KernelRunError.
+#include <cstdint>
 #include <cstring>
 
 #include "eval/reference.h"
@@ -26,13 +27,18 @@ std::optional<KernelPlan> build_fallback(KernelContext& ctx) {
   plan.dst_md = plain_md(ctx.out().shape, ctx.out().dtype);
   plan.impl = "fallback loop";
   {
-    // Dry run on zeros so that an unsupported case is a compile-time diagnostic, never a
-    // failure inside run().
+    // Dry run on zeros (and the constants' values) so that an unsupported case, or a
+    // constant index out of range, is a compile-time diagnostic, never a failure inside run().
     std::vector<Tensor> zeros(operands.size());
     std::vector<RefOperand> refs(operands.size());
     for (size_t i = 0; i < operands.size(); ++i) {
       if (operands[i].is_tensor()) {
-        zeros[i] = Tensor::zeros(operands[i].type.dtype, operands[i].shape());
+        const ConstantTensor* c = operands[i].constant;
+        const bool aligned =
+            c && reinterpret_cast<uintptr_t>(c->data) % dtype_size(c->dtype()) == 0;
+        // The kernels only read their operands: the const_cast never leads to a write.
+        zeros[i] = aligned ? Tensor::borrow(c->dtype(), c->shape(), const_cast<std::byte*>(c->data))
+                           : Tensor::zeros(operands[i].type.dtype, operands[i].shape());
         refs[i].tensor = &zeros[i];
       } else if (operands[i].is_scalar()) {
         refs[i].scalar = operands[i].scalar;

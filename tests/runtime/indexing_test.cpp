@@ -83,3 +83,15 @@ TEST_CASE("an embedding index out of range is an error of the run, naming the no
   DiagnosticEngine ok;
   CHECK(exe->run({eval::Tensor::from_ints({3}, {9, 0, -0})}, ok));
 }
+
+TEST_CASE("a constant index out of range is refused at compile time", "[runtime][indexing]") {
+  GraphBuilder b;
+  Node* x = b.input("x", {3, 2});
+  Node* s = b.call("index_select", {in(x), in(b.int_constant("idx", {2}, {0, 3}))},
+                   {{"dim", int64_t{0}}});
+  b.output({s});
+  DiagnosticEngine diags;
+  CHECK_FALSE(runtime::compile(b.graph(), {}, diags));
+  CHECK_THAT(diags.render(), Catch::Contains("node '" + s->name() + "' (index_select)") &&
+                                 Catch::Contains("index 3 is out of range for dim 0 of size 3"));
+}
