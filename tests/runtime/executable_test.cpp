@@ -36,8 +36,8 @@ TEST_CASE("symbolic input dims are bound from options", "[runtime][executable]")
     options.source_name = "m.json";
     CHECK(runtime::compile(g, options, diags) == nullptr);
     CHECK(diags.render() ==
-          "m.json: error: input 'x' has the symbolic dim 'N' in [N, 4]; give its value (e.g. "
-          "--batch) or the input's shape\n");
+          "m.json: error: input 'x' has the symbolic dim 'N' in [N, 4]; give its value (--dim "
+          "N=N, or --batch for a leading dim) or the input's shape\n");
   }
   SECTION("a symbol value binds the dim") {
     runtime::CompileOptions options;
