@@ -17,6 +17,17 @@ std::optional<int64_t> optional_int(const InferInputs& in, const std::string& na
   return std::nullopt;
 }
 
+/// The `dim` attribute of an op that indexes a dim of `x` (not of a 0-d tensor), made
+/// non-negative; nullopt after setting `error`.
+std::optional<int64_t> indexed_dim(const InferInputs& in, const TensorType& x, const char* op,
+                                   std::string* error) {
+  if (x.rank() == 0) {
+    *error = std::string(op) + "() cannot be applied to a 0-dim tensor";
+    return std::nullopt;
+  }
+  return wrap_dim(in.int_attr("dim"), x.rank(), error);
+}
+
 /// Operand `i` as an int64 tensor, or nullptr after setting `error`.
 const TensorType* require_int64(const InferInputs& in, size_t i, std::string* error) {
   const TensorType* t = require_tensor(in, i, error);
@@ -88,11 +99,7 @@ namespace graft::shape_fns {
 Result slice(const InferInputs& in, std::string* error) {
   const TensorType* x = require_tensor(in, 0, error);
   if (x == nullptr) return std::nullopt;
-  if (x->rank() == 0) {
-    *error = "slice() cannot be applied to a 0-dim tensor";
-    return std::nullopt;
-  }
-  std::optional<int64_t> dim = wrap_dim(in.int_attr("dim"), x->rank(), error);
+  std::optional<int64_t> dim = indexed_dim(in, *x, "slice", error);
   if (!dim) return std::nullopt;
   const int64_t step = in.int_attr("step");
   if (step <= 0) {
@@ -118,11 +125,7 @@ Result slice(const InferInputs& in, std::string* error) {
 Result select(const InferInputs& in, std::string* error) {
   const TensorType* x = require_tensor(in, 0, error);
   if (x == nullptr) return std::nullopt;
-  if (x->rank() == 0) {
-    *error = "select() cannot be applied to a 0-dim tensor";
-    return std::nullopt;
-  }
-  std::optional<int64_t> dim = wrap_dim(in.int_attr("dim"), x->rank(), error);
+  std::optional<int64_t> dim = indexed_dim(in, *x, "select", error);
   if (!dim) return std::nullopt;
   const Dim size = x->shape[static_cast<size_t>(*dim)];
   const int64_t index = in.int_attr("index");
@@ -167,12 +170,8 @@ Result expand_as(const InferInputs& in, std::string* error) {
 Result unflatten(const InferInputs& in, std::string* error) {
   const TensorType* x = require_tensor(in, 0, error);
   if (x == nullptr) return std::nullopt;
-  std::optional<int64_t> dim = wrap_dim(in.int_attr("dim"), x->rank(), error);
+  std::optional<int64_t> dim = indexed_dim(in, *x, "unflatten", error);
   if (!dim) return std::nullopt;
-  if (x->rank() == 0) {
-    *error = "unflatten() cannot be applied to a 0-dim tensor";
-    return std::nullopt;
-  }
   Shape sizes = in.ints_attr("sizes");
   if (sizes.empty()) {
     *error = "sizes must not be empty";
