@@ -83,7 +83,8 @@ class Concretizer {
         if (it == symbols_.end()) {
           return fail("input '" + p.name() + "' has the symbolic dim '" + dim_to_string(d) +
                       "' in " + shape_to_string(p.type()->shape) +
-                      "; give its value (e.g. --batch) or the input's shape");
+                      "; give its value (--dim " + dim_to_string(d) + "=N, or --batch for a " +
+                      "leading dim) or the input's shape");
         }
         if (it->second < 0) {
           return fail("symbol '" + it->first + "' must be non-negative, got " +

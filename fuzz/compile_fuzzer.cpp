@@ -156,7 +156,7 @@ void compile_and_run(const Graph& graph, runtime::CompileOptions options, uint64
   std::string plan = runtime::check_memory_plan(exe->buffer_requests(), exe->memory_plan());
   if (!plan.empty()) fail("compile: invalid memory plan", plan + "\n" + exe->dump() + what);
   if (bytes < 0 || bytes > kRunBytes) return;
-  std::vector<eval::Tensor> inputs = graft::cli::make_inputs(*exe, {}, seed);
+  std::vector<eval::Tensor> inputs = graft::cli::make_inputs(*exe, {}, seed, graft::cli::index_bounds(graph));
   std::optional<std::vector<eval::Tensor>> outputs = exe->run(inputs, diags);
   if (!outputs) fail("compile: a compiled graph failed to run", what + diags.render());
   check_against_reference(graph, inputs, *outputs, what + exe->dump());

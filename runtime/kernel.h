@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -24,6 +25,13 @@ struct KernelMemories {
   std::vector<dnnl::memory> srcs;  // one per operand; empty where the plan asked for none
   dnnl::memory dst;
   void* scratchpad = nullptr;  // shared by all kernels (they run one at a time)
+};
+
+/// Thrown by a kernel's execute() for bad input data found at run time (an embedding index out
+/// of range): Executable::run reports it as an error of the run, naming the node.
+class KernelRunError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 class Kernel {
@@ -192,6 +200,10 @@ using KernelBuilder = std::optional<KernelPlan> (*)(KernelContext& ctx);
 
 /// The builder of `op`'s family (kernel_table.cpp), or nullptr.
 KernelBuilder find_kernel(const OpSchema& op);
+/// True if the kernel of `family` takes operands and results of any dtype (it moves elements,
+/// or is written per dtype); the others compute in float32 (oneDNN's kernels), and the
+/// compiler refuses them other dtypes.
+bool kernel_takes_any_dtype(OpFamily family);
 
 // ** shared helpers for builders **
 /// Starts a plan with one zero md per operand.

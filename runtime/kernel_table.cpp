@@ -34,8 +34,41 @@ KernelBuilder find_kernel(const OpSchema& op) {
     // against half-pixel rounding; scale factors given by the user): a plain loop.
     case OpFamily::kInterpolate: return build_fallback;
     case OpFamily::kConvNd: return build_conv_nd;
+    // Plain loops on any dtype (the reference kernels); embedding reports an index out of
+    // range at run time.
+    case OpFamily::kStrided:
+    case OpFamily::kRoll:
+    case OpFamily::kGather: return build_fallback;
   }
   return nullptr;
+}
+
+bool kernel_takes_any_dtype(OpFamily family) {
+  switch (family) {
+    case OpFamily::kView:
+    case OpFamily::kPermute:
+    case OpFamily::kIdentity:
+    case OpFamily::kDropout:
+    case OpFamily::kCat:
+    case OpFamily::kStrided:
+    case OpFamily::kRoll:
+    case OpFamily::kGather: return true;
+    case OpFamily::kNone:
+    case OpFamily::kConv2d:
+    case OpFamily::kConv2dPost:
+    case OpFamily::kLinear:
+    case OpFamily::kLinearPost:
+    case OpFamily::kMatmul:
+    case OpFamily::kBatchNorm:
+    case OpFamily::kLayerNorm:
+    case OpFamily::kSoftmax:
+    case OpFamily::kUnary:
+    case OpFamily::kBinary:
+    case OpFamily::kPool2d:
+    case OpFamily::kAdaptivePool2d:
+    case OpFamily::kReduce: return false;
+  }
+  return false;
 }
 
 bool has_runtime_kernel(const OpSchema& op) { return find_kernel(op) != nullptr; }

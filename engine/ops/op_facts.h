@@ -32,6 +32,10 @@ enum class OpFamily : uint8_t {
   // ** spatial ops of issue #27 **
   kInterpolate,  // nearest / bilinear resizing of (N, C, H, W)
   kConvNd,       // conv1d, conv3d (conv2d keeps kConv2d and its fused forms)
+  // ** picking and repeating elements, any dtype (issue #27) **
+  kStrided,   // an affine view copied out: slice, select, expand, expand_as, flip
+  kRoll,      // roll
+  kGather,    // rows picked by an int64 index: embedding, index_select
 };
 
 // clang-format off

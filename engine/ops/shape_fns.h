@@ -89,5 +89,15 @@ Result cat(const InferInputs& in, std::string* error);
 
 // ** resampling (shape_fns_resample.cpp) **
 Result interpolate(const InferInputs& in, std::string* error);
+// ** picking and repeating elements (shape_fns_indexing.cpp) **
+Result slice(const InferInputs& in, std::string* error);
+Result select(const InferInputs& in, std::string* error);
+Result expand(const InferInputs& in, std::string* error);
+Result expand_as(const InferInputs& in, std::string* error);
+Result unflatten(const InferInputs& in, std::string* error);
+Result roll(const InferInputs& in, std::string* error);
+Result flip(const InferInputs& in, std::string* error);
+Result embedding(const InferInputs& in, std::string* error);
+Result index_select(const InferInputs& in, std::string* error);
 
 }  // namespace graft::shape_fns

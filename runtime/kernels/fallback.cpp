@@ -1,10 +1,12 @@
 // The plain-layout fallback: a LoopKernel running the op's reference kernel. Used for what
 // oneDNN 2.6 has no primitive for (erf, pow of tensors, uneven adaptive pooling, torch's
-// clipped averaging divisor with ceil_mode, divisor_override, broadcast dividends). It is
-// single-threaded and slow, but these ops are rare and cheap in the models graft targets.
+// clipped averaging divisor with ceil_mode, divisor_override, broadcast dividends) and for the
+// ops that pick elements by position on any dtype (slice, select, expand, flip, roll,
+// embedding, index_select). It is single-threaded, but these ops are rare or cheap in the
+// models graft targets. Bad data found at run time (an index out of range) is a KernelRunError.
+#include <cstdint>
 #include <cstring>
 
-#include "engine/support/check.h"
 #include "eval/reference.h"
 #include "runtime/kernels/families.h"
 
@@ -20,24 +22,29 @@ std::optional<KernelPlan> build_fallback(KernelContext& ctx) {
   KernelPlan plan = make_plan(ctx);
   std::vector<Operand> operands = ctx.operands();
   for (size_t i = 0; i < operands.size(); ++i) {
-    if (operands[i].is_tensor()) plan.src_mds[i] = plain_md(operands[i].shape());
+    if (operands[i].is_tensor()) plan.src_mds[i] = plain_md(operands[i].shape(), operands[i].type.dtype);
   }
-  plan.dst_md = plain_md(ctx.out().shape);
+  plan.dst_md = plain_md(ctx.out().shape, ctx.out().dtype);
   plan.impl = "fallback loop";
   {
-    // Dry run on zeros so that an unsupported case is a compile-time diagnostic, never a
-    // failure inside run().
+    // Dry run on zeros (and the constants' values) so that an unsupported case, or a
+    // constant index out of range, is a compile-time diagnostic, never a failure inside run().
     std::vector<Tensor> zeros(operands.size());
     std::vector<RefOperand> refs(operands.size());
     for (size_t i = 0; i < operands.size(); ++i) {
       if (operands[i].is_tensor()) {
-        zeros[i] = Tensor::zeros(DType::kFloat32, operands[i].shape());
+        const ConstantTensor* c = operands[i].constant;
+        const bool aligned =
+            c && reinterpret_cast<uintptr_t>(c->data) % dtype_size(c->dtype()) == 0;
+        // The kernels only read their operands: the const_cast never leads to a write.
+        zeros[i] = aligned ? Tensor::borrow(c->dtype(), c->shape(), const_cast<std::byte*>(c->data))
+                           : Tensor::zeros(operands[i].type.dtype, operands[i].shape());
         refs[i].tensor = &zeros[i];
       } else if (operands[i].is_scalar()) {
         refs[i].scalar = operands[i].scalar;
       }
     }
-    Tensor out = Tensor::zeros(DType::kFloat32, ctx.out().shape);
+    Tensor out = Tensor::zeros(ctx.out().dtype, ctx.out().shape);
     std::string error;
     if (!reference_op(ctx.node(), refs, out, &error)) return ctx.not_implemented(error);
   }
@@ -48,16 +55,20 @@ std::optional<KernelPlan> build_fallback(KernelContext& ctx) {
     std::vector<RefOperand> refs(operands.size());
     for (size_t i = 0; i < operands.size(); ++i) {
       if (operands[i].is_tensor()) {
-        tensors[i] = Tensor::borrow(DType::kFloat32, operands[i].shape(), m.srcs[i].get_data_handle());
+        tensors[i] = Tensor::borrow(operands[i].type.dtype, operands[i].shape(),
+                                    m.srcs[i].get_data_handle());
         refs[i].tensor = &tensors[i];
       } else if (operands[i].is_scalar()) {
         refs[i].scalar = operands[i].scalar;
       }
     }
-    Tensor out = Tensor::borrow(DType::kFloat32, out_type.shape, m.dst.get_data_handle());
+    Tensor out = Tensor::borrow(out_type.dtype, out_type.shape, m.dst.get_data_handle());
     std::string error;
-    // The compiler checked has_reference() and the shapes; a failure here is a graft bug.
-    GRAFT_CHECK(reference_op(*node, refs, out, &error)) << "fallback kernel failed: " << error;
+    // The compiler checked the op and the shapes on a dry run: what fails here is the data
+    // (an index out of range).
+    if (!reference_op(*node, refs, out, &error)) {
+      throw KernelRunError("node '" + node->name() + "' (" + node->target() + "): " + error);
+    }
   });
   return plan;
 }

@@ -324,6 +324,61 @@ sys.exit(any((b < 32 and b not in (9, 10)) or b == 127 for b in d))" "$1" \
     sed 's/"model.safetensors"/"fifo"/' "$example" > "$tmp/fifo_weights.json"
     expect 1 "is not a regular file (it is a FIFO)" -- timeout 20 "$rewrite" print "$tmp/fifo_weights.json"
     ;;
+  typed-inputs)
+    # int64 and bool inputs, symbolic dims bound by --dim, and every rejection of an input.
+    python3 - "$tmp" <<'PY'
+import json, struct, sys
+tmp = sys.argv[1]
+def npy(name, descr, shape, fmt, values):
+    h = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (descr, shape)
+    h += ' ' * ((64 - (10 + len(h) + 1) % 64) % 64) + '\n'
+    data = struct.pack('<%d%s' % (len(values), fmt), *values)
+    open(tmp + '/' + name, 'wb').write(b'\x93NUMPY\x01\x00' + len(h).to_bytes(2, 'little') + h.encode() + data)
+npy('ids.npy', '<i8', '(2, 4)', 'q', [0, 1, 2, 3, 4, 5, 6, 0])
+npy('far.npy', '<i8', '(1, 4)', 'q', [1, 9, 2, 3])
+npy('flat.npy', '<i8', '(4,)', 'q', [1, 2, 3, 4])
+npy('floats.npy', '<f4', '(2, 4)', 'f', [0.0] * 8)
+npy('mask.npy', '|b1', '(2, 4)', 'B', [1, 0, 0, 1, 1, 1, 0, 0])
+header = json.dumps({"table": {"dtype": "F32", "shape": [7, 3], "data_offsets": [0, 84]}}).encode()
+open(tmp + '/m.safetensors', 'wb').write(struct.pack('<Q', len(header)) + header +
+                                         struct.pack('<21f', *range(21)))
+ph = lambda name, dtype: {"name": name, "op": "placeholder", "target": name,
+                          "meta": {"shape": ["N", "T"], "dtype": dtype}}
+json.dump({"format": "graft.model", "version": 1, "weights": "m.safetensors", "nodes": [
+    ph("ids", "int64"), ph("mask", "bool"),
+    {"name": "table", "op": "get_attr", "target": "table"},
+    {"name": "emb", "op": "call_function", "target": "embedding",
+     "args": [{"node": "ids"}, {"node": "table"}]},
+    {"name": "mask_t", "op": "call_function", "target": "transpose",
+     "args": [{"node": "mask"}, 0, 1]},
+    {"name": "output", "op": "output", "target": "output",
+     "args": [[{"node": "emb"}, {"node": "mask_t"}]]}]}, open(tmp + '/m.json', 'w'))
+PY
+    m="$tmp/m.json"
+    expect 0 "emb: float32[2, 4, 3] sum=213" -- "$rewrite" run "$m" --input "ids=$tmp/ids.npy" --input "mask=$tmp/mask.npy"
+    expect 0 "mask_t: bool[4, 2] sum=4" -- "$rewrite" run "$m" --input "ids=$tmp/ids.npy" --input "mask=$tmp/mask.npy"
+    expect 0 "emb: float32[3, 5, 3]" -- "$rewrite" run "$m" --dim T=5 --batch 3
+    expect 0 "emb: float32[2, 4, 3]" -- "$rewrite" run "$m" --dim T=4 --dim N=2 -o "$tmp/out.npz"
+    expect 0 "p50" -- "$rewrite" bench "$m" --dim T=16 --batch 4 --iters 2 --warmup 0
+    expect 0 "p50" -- "$rewrite" bench "$m" --input "ids=$tmp/ids.npy" --input "mask=$tmp/mask.npy" --iters 1
+    expect 1 "has the symbolic dim 'T' in [N, T]; give its value (--dim T=N" -- "$rewrite" run "$m"
+    expect 1 "--dim gives 'T' twice" -- "$rewrite" run "$m" --dim T=4 --dim T=5
+    expect 1 "--dim 'T=-1' must be SYMBOL=N with N a non-negative integer" -- "$rewrite" run "$m" --dim T=-1
+    expect 1 "--dim names 'Q', which is not a symbolic dim of the model's inputs (its symbols: N, T)" \
+      -- "$rewrite" bench "$m" --dim Q=3
+    expect 1 "--input names 'idz', which is not an input of the model (its inputs: ids, mask)" \
+      -- "$rewrite" run "$m" --input "idz=$tmp/ids.npy"
+    expect 1 "--input gives 'ids' twice" -- "$rewrite" bench "$m" --input "ids=$tmp/ids.npy" --input "ids=$tmp/ids.npy"
+    expect 1 "floats.npy: error: holds float32 values, but input 'ids' is int64[N, T]" \
+      -- "$rewrite" run "$m" --input "ids=$tmp/floats.npy" --dim T=4
+    expect 1 "flat.npy: error: has shape [4] (rank 1), but input 'ids' is int64[N, T]" \
+      -- "$rewrite" run "$m" --input "ids=$tmp/flat.npy"
+    expect 1 "symbol 'T' is bound to 5 but input 'ids' gives it 4" \
+      -- "$rewrite" run "$m" --input "ids=$tmp/ids.npy" --dim T=5
+    expect 1 "node 'emb' (embedding): index 9 is out of range for the 7 rows of the weight" \
+      -- "$rewrite" run "$m" --input "ids=$tmp/far.npy" -o "$tmp/far.npz"
+    [ ! -e "$tmp/far.npz" ] || fail "a failed run wrote its output"
+    ;;
   large-inputs)
     # Small files that declare huge contents, and files above a reader's limit: refused
     # before anything that size is allocated or read.

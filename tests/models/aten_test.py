@@ -238,8 +238,6 @@ MISSING = {
     "bert": ("bert_encoder.py", "make_bert",
              ["embedding", "expand", "expand_as", "full_like", "masked_fill", "select",
               "slice"], "pooled = torch.tanh(self.pooler(x[:, 0]))"),
-    "lstm": ("lstm_tagger.py", "make_lstm_tagger", ["embedding", "select", "slice"],
-             "h, _ = self.lstm(self.embedding(ids))"),
     "unet": ("unet.py", "make_unet", ["conv_transpose2d", "group_norm", "interpolate", "pad"],
              "x = F.pad(x, [dx // 2, dx - dx // 2, dy // 2, dy - dy // 2])"),
 }

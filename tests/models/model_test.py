@@ -54,6 +54,9 @@ def main():
     parser.add_argument("--scaled-atol", type=float, default=0.0,
                         help="atol as a fraction of the output's largest magnitude (compare.py)")
     parser.add_argument("--input-shape", action="append", default=[])
+    parser.add_argument("--static-batch", action="store_true",
+                        help="export_fx.py's --static-batch (models with int64 inputs whose "
+                             "batch the ATen capture cannot keep symbolic)")
     parser.add_argument("--expect-gone", default="batch_norm,dropout",
                         help="ops the rules must remove (comma-separated; empty for none)")
     parser.add_argument("spec")
@@ -70,6 +73,8 @@ def main():
         export += ["--batch", args.batch]
     for shape in args.input_shape:
         export += ["--input-shape", shape]
+    if args.static_batch:
+        export.append("--static-batch")
     run(export, "export")
     model = os.path.join(model_dir, "model.json")
     run([args.rewrite, "print", model], "rewrite print")

@@ -1,4 +1,5 @@
-// `rewrite bench MODEL [--batch B] [--threads T] [--iters N] [--warmup W] [--json] [--profile]`:
+// `rewrite bench MODEL [--batch B] [--input NAME=FILE.npy]... [--dim SYM=N]... [--threads T]
+// [--iters N] [--warmup W] [--json] [--profile]`:
 // compiles once, runs warm-up iterations, then times N runs on random inputs and reports
 // p50/p90 latency, throughput and peak RSS; --profile adds a per-node time table.
 #include <CLI/CLI.hpp>
@@ -27,6 +28,9 @@ constexpr int kMaxRuns = 1'000'000;  // --iters and --warmup
 struct BenchFlags {
   std::string model;
   int64_t batch = 1;
+  std::vector<std::string> inputs;
+  std::vector<std::string> dims;
+  uint64_t seed = 0;
   int threads = 0;
   int iters = 20;
   int warmup = 3;
@@ -71,21 +75,27 @@ int bench(const BenchFlags& flags) {
     diags.render(std::cerr);
     return kExitInputRejected;
   };
+  RunInputs spec;
+  spec.batch = flags.batch;
+  if (!parse_input_flags(flags.inputs, &spec.files, diags) ||
+      !parse_dim_flags(flags.dims, &spec.dims, diags)) {
+    return fail();
+  }
   std::optional<Model> model = load_model(flags.model, diags, flags.paths);
   if (!model) return fail();
   runtime::set_num_threads(flags.threads);
   runtime::CompileOptions options;
   options.source_name = flags.model;
   options.winograd = !flags.no_winograd;
-  RunInputs spec;
-  spec.batch = flags.batch;
-  if (!bind_inputs(*model->graph, spec, options, diags)) return fail();
+  auto files = bind_inputs(*model->graph, spec, options, diags);
+  if (!files) return fail();
   auto start = std::chrono::steady_clock::now();
   std::unique_ptr<runtime::Executable> exe = runtime::compile(*model->graph, options, diags);
   if (!exe) return fail();
   double compile_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  std::vector<eval::Tensor> inputs = make_inputs(*exe, {}, 0);
+  std::vector<eval::Tensor> inputs =
+      make_inputs(*exe, *files, flags.seed, index_bounds(*model->graph));
   std::vector<eval::Tensor> outputs;
   for (const runtime::TensorInfo& o : exe->outputs()) outputs.push_back(eval::Tensor::zeros(o.dtype, o.shape));
   for (int i = 0; i < flags.warmup; ++i) {
@@ -141,6 +151,9 @@ Handler setup_bench(CLI::App& sub) {
   auto flags = std::make_shared<BenchFlags>();
   sub.add_option("model", flags->model, "model.json")->required();
   sub.add_option("--batch", flags->batch, "batch size (symbolic leading dims)")->check(CLI::PositiveNumber);
+  sub.add_option("--input", flags->inputs, "NAME=FILE.npy: an input's value (repeatable)");
+  sub.add_option("--dim", flags->dims, "SYMBOL=N: the size of a symbolic dim (repeatable)");
+  sub.add_option("--seed", flags->seed, "seed of the random inputs (for inputs not given)");
   sub.add_option("--threads", flags->threads, "oneDNN threads; default all cores")
       ->check(CLI::Range(1, runtime::kMaxThreads));
   // Each timed run keeps its time: a million runs of the smallest model take minutes.

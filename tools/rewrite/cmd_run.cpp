@@ -1,4 +1,5 @@
-// `rewrite run MODEL [--input NAME=FILE.npy]... [--seed S] [--batch B] [-o OUT.npz]`: compiles
+// `rewrite run MODEL [--input NAME=FILE.npy]... [--dim SYM=N]... [--seed S] [--batch B]
+// [-o OUT.npz]`: compiles
 // the model for the given input shapes, runs it once, prints each output's shape and a short
 // checksum, and optionally writes the outputs (named by their nodes) to an .npz file.
 #include <CLI/CLI.hpp>
@@ -18,6 +19,7 @@ namespace {
 struct RunFlags {
   std::string model;
   std::vector<std::string> inputs;
+  std::vector<std::string> dims;
   uint64_t seed = 0;
   int64_t batch = 0;
   int threads = 0;
@@ -41,7 +43,10 @@ int run_model(const RunFlags& flags) {
   RunInputs spec;
   spec.seed = flags.seed;
   if (flags.batch > 0) spec.batch = flags.batch;
-  if (!parse_input_flags(flags.inputs, &spec.files, diags)) return fail();
+  if (!parse_input_flags(flags.inputs, &spec.files, diags) ||
+      !parse_dim_flags(flags.dims, &spec.dims, diags)) {
+    return fail();
+  }
   std::optional<Model> model = load_model(flags.model, diags, flags.paths);
   if (!model) return fail();
   runtime::CompileOptions options;
@@ -53,7 +58,8 @@ int run_model(const RunFlags& flags) {
   std::unique_ptr<runtime::Executable> exe = runtime::compile(*model->graph, options, diags);
   if (!exe) return fail();
   if (flags.dump) std::cout << escape_lines_for_terminal(exe->dump());
-  auto outputs = exe->run(make_inputs(*exe, *files, flags.seed), diags);
+  auto outputs =
+      exe->run(make_inputs(*exe, *files, flags.seed, index_bounds(*model->graph)), diags);
   if (!outputs) return fail();
   std::vector<std::pair<std::string, eval::Tensor>> named;
   for (size_t i = 0; i < outputs->size(); ++i) {
@@ -71,6 +77,7 @@ Handler setup_run(CLI::App& sub) {
   auto flags = std::make_shared<RunFlags>();
   sub.add_option("model", flags->model, "model.json")->required();
   sub.add_option("--input", flags->inputs, "NAME=FILE.npy: an input's value (repeatable)");
+  sub.add_option("--dim", flags->dims, "SYMBOL=N: the size of a symbolic dim (repeatable)");
   sub.add_option("--seed", flags->seed, "seed of the random inputs (for inputs not given)");
   sub.add_option("--batch", flags->batch, "size of symbolic leading (batch) dims; default 1")
       ->check(CLI::PositiveNumber);
