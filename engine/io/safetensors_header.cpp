@@ -38,15 +38,6 @@ std::string describe(const json& j) {
   return fmt::format("{} {}", j.is_object() || j.is_array() ? "an" : "a", j.type_name());
 }
 
-std::string known_dtypes() {
-  std::string out;
-  for (int i = 0; i <= static_cast<int>(DType::kBool); ++i) {
-    if (!out.empty()) out += ", ";
-    out += dtype_safetensors_name(static_cast<DType>(i));
-  }
-  return out;
-}
-
 /// nlohmann parses non-negative integers as unsigned, negative ones as signed and anything with
 /// a fraction or exponent (or beyond 2^64) as a float; only the first kind is a valid offset/dim.
 std::optional<uint64_t> as_u64(const json& j) {
@@ -418,7 +409,7 @@ std::optional<DType> HeaderReader::check_dtype() {
   std::optional<DType> dtype = parse_safetensors_dtype(text);
   if (!dtype) {
     error(pointer({name_, "dtype"}),
-          fmt::format("unknown dtype '{}' (expected one of {})", text, known_dtypes()));
+          fmt::format("unknown dtype '{}' (expected one of {})", text, all_safetensors_dtype_names()));
   }
   return dtype;
 }

@@ -63,4 +63,13 @@ std::string all_dtype_names() {
   return out;
 }
 
+std::string all_safetensors_dtype_names() {
+  std::string out;
+  for (const DTypeInfo& d : kDTypes) {
+    if (!out.empty()) out += ", ";
+    out += d.safetensors;
+  }
+  return out;
+}
+
 }  // namespace graft

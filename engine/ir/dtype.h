@@ -20,5 +20,7 @@ std::optional<DType> parse_safetensors_dtype(std::string_view name);
 bool is_floating(DType dtype);
 /// Every model.json dtype name, for "did you mean" suggestions.
 std::string all_dtype_names();
+/// Every safetensors dtype name ("F64, F32, …"), for messages.
+std::string all_safetensors_dtype_names();
 
 }  // namespace graft
