@@ -257,6 +257,8 @@ Kernel kernel_of(OpFamily family) {
     case OpFamily::kIdentity:
     case OpFamily::kDropout: return copy;
     case OpFamily::kPermute: return permute;
+    case OpFamily::kInterpolate: return interpolate;
+    case OpFamily::kConvNd: return conv_nd;
   }
   return nullptr;
 }

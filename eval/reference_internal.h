@@ -62,4 +62,10 @@ bool reduce(const Call& call, Tensor& out);
 bool softmax(const Call& call, Tensor& out);
 bool cat(const Call& call, Tensor& out);
 
+// reference_conv_nd.cpp
+bool conv_nd(const Call& call, Tensor& out);
+
+// reference_resample.cpp
+bool interpolate(const Call& call, Tensor& out);
+
 }  // namespace graft::eval::ref

@@ -19,6 +19,7 @@
 // beyond the tolerance when rounding is perturbed by a few ulps. Graphs whose concrete
 // tensors take more than kCompileBytes in all are skipped: they are valid input the runtime
 // would allocate, not a finding.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -79,12 +80,21 @@ double saturated(float v) {
                                     : v;
 }
 
-/// Where `got` and `want` disagree beyond the runtime tests' tolerance (rtol 1e-3, atol 1e-4,
-/// overflowed values saturated): "element i: got x, want y", or nullopt when they agree.
+/// Where `got` and `want` disagree beyond 1e-3 of the element or 1e-4 of the output's largest
+/// finite magnitude (overflowed values saturated): "element i: got x, want y", or nullopt when
+/// they agree. The scale term is the project's rule for comparing numbers: an element that
+/// cancels to near zero in an output of magnitude 1e3 carries the absolute rounding error of
+/// its inputs, which no per-element tolerance bounds.
 std::optional<std::string> disagreement(const eval::Tensor& got, const eval::Tensor& want) {
   if (got.shape() != want.shape()) return "shapes differ";
+  double scale = 0;
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    double v = std::fabs(saturated(want.f32()[i]));
+    if (std::isfinite(v)) scale = std::max(scale, v);
+  }
   for (int64_t i = 0; i < got.numel(); ++i) {
-    if (!eval::is_close(saturated(got.f32()[i]), saturated(want.f32()[i]), 1e-3, 1e-4)) {
+    if (!eval::is_close(saturated(got.f32()[i]), saturated(want.f32()[i]), 1e-3,
+                        1e-4 * std::max(scale, 1.0))) {
       return "element " + std::to_string(i) + ": got " + std::to_string(got.f32()[i]) +
              ", want " + std::to_string(want.f32()[i]);
     }

@@ -39,6 +39,12 @@ class Recipe {
 using Attrs = std::initializer_list<std::pair<const char*, AttrValue>>;
 using Ints = std::vector<int64_t>;
 
+/// Bounds on what a recipe may build, so that its size follows the input's length, not the
+/// values of its bytes: channel counts that double step after step would otherwise ask for
+/// conv weights of 2^34 elements. A value or constant past the bound fails its step.
+constexpr int64_t kMaxValueElements = int64_t{1} << 18;
+constexpr int64_t kMaxConstantElements = int64_t{1} << 18;
+
 /// A float in [-1, 1) (or [0.1, 1.1) when positive) from a small LCG.
 class Values {
  public:
@@ -123,10 +129,12 @@ class Builder {
     return is_floating(d) ? d : DType::kFloat32;
   }
 
+  /// A constant of `shape`; nullptr past kMaxConstantElements (call() then rejects the op).
   Node* constant(Shape shape, DType dtype, bool positive = false) {
     Values gen(r_.byte());
     std::optional<int64_t> count = element_count(shape);
     if (!count) fail("graph recipe", "constant with a symbolic shape");
+    if (*count > kMaxConstantElements) return nullptr;
     std::vector<double> values(static_cast<size_t>(*count));
     for (double& v : values) v = gen.next(positive);
     std::string name = "c" + std::to_string(constant_counter_++);
@@ -136,10 +144,15 @@ class Builder {
     return n;
   }
 
-  /// Adds a call with `attrs` over the defaults; nullptr when shape inference rejects it.
+  /// Adds a call with `attrs` over the defaults; nullptr when an operand is a refused
+  /// constant (null), when shape inference rejects it, or when its result is past
+  /// kMaxValueElements.
   Node* call(std::string_view op, std::vector<Input> inputs, Attrs attrs = {}) {
     const OpSchema* schema = OpRegistry::get().find(op);
     if (schema == nullptr) fail("graph recipe", "no op " + std::string(op));
+    for (const Input& in : inputs) {
+      if (in.is_node() && in.node == nullptr) return nullptr;
+    }
     if (!schema->has_variadic()) {
       while (inputs.size() < schema->operands.size()) inputs.push_back(Input::none());
     }
@@ -157,6 +170,8 @@ class Builder {
     std::string error;
     std::optional<TensorType> t = infer_node_type(*n, &error);
     if (!t) return nullptr;
+    std::optional<int64_t> count = element_count(t->shape);
+    if (count && *count > kMaxValueElements) return nullptr;
     n->meta().set_type(std::move(*t));
     return n;
   }

@@ -30,6 +30,10 @@ KernelBuilder find_kernel(const OpSchema& op) {
     case OpFamily::kPermute: return build_permute;
     case OpFamily::kIdentity:
     case OpFamily::kDropout: return build_alias;
+    // torch's coordinate mappings are not oneDNN resampling's (nearest: floor(dst * in / out)
+    // against half-pixel rounding; scale factors given by the user): a plain loop.
+    case OpFamily::kInterpolate: return build_fallback;
+    case OpFamily::kConvNd: return build_conv_nd;
   }
   return nullptr;
 }

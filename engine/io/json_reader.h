@@ -21,6 +21,11 @@ namespace graft {
 /// The keys of one object so far, to find one given twice.
 class JsonKeySet {
  public:
+  JsonKeySet() = default;
+  // keys_ views the strings of owned_, so a copy would view another set's buffers.
+  JsonKeySet(const JsonKeySet&) = delete;
+  JsonKeySet& operator=(const JsonKeySet&) = delete;
+
   /// Adds `key`, copied unless `stable` (a view into the text); returns the stored view, or
   /// nullopt if the key was there already.
   std::optional<std::string_view> insert(std::string_view key, bool stable);
@@ -82,7 +87,9 @@ class JsonReader {
   size_t error_offset_ = 0;
   std::string error_reason_;
   std::string scratch_;               // a key with escapes, decoded
-  std::vector<JsonKeySet> key_sets_;  // one per open object; kept, with their buffers
+  // One per open object, kept with their buffers; a deque, so that opening a nested object
+  // never relocates the sets (and the key views) of the objects around it.
+  std::deque<JsonKeySet> key_sets_;
   size_t open_objects_ = 0;
 };
 

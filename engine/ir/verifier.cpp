@@ -2,8 +2,9 @@
 #include "engine/ir/verifier.h"
 
 #include <algorithm>
-#include <unordered_map>
-#include <unordered_set>
+#include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "engine/ops/shape_infer.h"
 
@@ -17,8 +18,10 @@ class Verifier {
 
   bool run() {
     int errors_before = diags_.error_count();
-    std::unordered_set<const Node*> defined;
-    std::unordered_map<const Node*, std::vector<const Node*>> expected_users;
+    // By node id rather than hashed by pointer: a million-node graph is verified after loading
+    // and after rewriting, and hash sets of that size cost more than the checks themselves.
+    std::vector<char> defined(graph_.id_bound(), 0);
+    std::vector<uint64_t> uses;  // every (operand, user) pair of the list: what users lists hold
     size_t count = 0;
     const Node* prev = nullptr;
     for (const Node* node : graph_.nodes()) {
@@ -36,30 +39,55 @@ class Verifier {
       for (size_t i = 0; i < node->inputs().size(); ++i) {
         const Input& in = node->input(i);
         if (!in.is_node()) continue;
-        if (!defined.count(in.node)) {
+        if (!is_defined(defined, in.node)) {
           fail(node, "input " + std::to_string(i) + " '" + in.node->name() +
                          "' is not defined before its use");
         }
-        expected_users[in.node].push_back(node);
+        uses.push_back(use(in.node, node));
       }
       check_kind(node);
-      defined.insert(node);
+      defined[node->id()] = 1;
       prev = node;
     }
     if (count != graph_.size()) fail(nullptr, "live node count does not match the list");
     if (graph_.output() == nullptr) fail(nullptr, "graph has no output node");
-    for (const Node* node : graph_.nodes()) {
-      std::span<Node* const> users = node->users();
-      std::vector<const Node*> actual(users.begin(), users.end());
-      std::vector<const Node*>& expected = expected_users[node];
-      std::sort(actual.begin(), actual.end());
-      std::sort(expected.begin(), expected.end());
-      if (actual != expected) fail(node, "user list does not match the uses of this node");
-    }
+    check_users(std::move(uses));
     return diags_.error_count() == errors_before;
   }
 
  private:
+  /// An (operand, user) pair as one sortable number: the ids of the two nodes.
+  static uint64_t use(const Node* used, const Node* user) {
+    return uint64_t{used->id()} << 32 | user->id();
+  }
+
+  bool is_defined(const std::vector<char>& defined, const Node* n) const {
+    return graph_.node(n->id()) == n && defined[n->id()] != 0;
+  }
+
+  /// Each node's users list holds exactly the nodes that read it, once per use: the uses of
+  /// the list, sorted, against the users lists, sorted.
+  void check_users(std::vector<uint64_t> uses) {
+    std::vector<uint64_t> listed;
+    listed.reserve(uses.size());
+    for (const Node* node : graph_.nodes()) {
+      for (const Node* user : node->users()) listed.push_back(use(node, user));
+    }
+    std::sort(uses.begin(), uses.end());
+    std::sort(listed.begin(), listed.end());
+    if (uses == listed) return;
+    // Name each node whose two lists differ.
+    for (const Node* node : graph_.nodes()) {
+      auto of = [&](const std::vector<uint64_t>& v) {
+        return std::equal_range(v.begin(), v.end(), uint64_t{node->id()} << 32,
+                                [](uint64_t a, uint64_t b) { return (a >> 32) < (b >> 32); });
+      };
+      auto [a, b] = of(uses);
+      auto [c, d] = of(listed);
+      if (!std::equal(a, b, c, d)) fail(node, "user list does not match the uses of this node");
+    }
+  }
+
   void check_kind(const Node* node) {
     switch (node->kind()) {
       case NodeKind::kPlaceholder:

@@ -29,6 +29,9 @@ enum class OpFamily : uint8_t {
   kPermute,   // permute, transpose
   kIdentity,  // contiguous, clone
   kDropout,   // the identity when not training
+  // ** spatial ops of issue #27 **
+  kInterpolate,  // nearest / bilinear resizing of (N, C, H, W)
+  kConvNd,       // conv1d, conv3d (conv2d keeps kConv2d and its fused forms)
 };
 
 // clang-format off

@@ -53,6 +53,12 @@ OpFacts binary(Formula f, FormulaParam alpha = {"", 1}, std::vector<FormulaVaria
   return {kBinary, ElementwiseFacts{f, std::move(alpha), {}, std::move(variants)}};
 }
 
+/// `def` with the values its `str` attributes accept.
+OpDef with_choices(OpDef def, std::vector<StrChoices> choices) {
+  def.choices = std::move(choices);
+  return def;
+}
+
 }  // namespace
 
 std::vector<OpDef> builtin_op_defs() {
@@ -207,6 +213,31 @@ std::vector<OpDef> builtin_op_defs() {
       {"dropout(Tensor input, float p=0.5, bool training=True)", {}, dropout,
        "zeroes elements with probability p when training; the identity when training=False",
        family(kDropout)},
+
+      // ** convolution over 1 and 3 spatial dims ** Not in the `conv` class: rules written
+      // for that class (batch-norm folding, post-op fusion) assume conv2d's 4-d weight and
+      // its fused forms.
+      {"conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, "
+       "int[1] padding=0, int[1] dilation=1, int groups=1)",
+       {}, conv1d, "1-D convolution over (N, C, L) or (C, L); weight is (O, C/groups, kL)",
+       family(kConvNd)},
+      {"conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, "
+       "int[3] padding=0, int[3] dilation=1, int groups=1)",
+       {}, conv3d,
+       "3-D convolution over (N, C, D, H, W) or (C, D, H, W); weight is (O, C/groups, kD, kH, "
+       "kW)",
+       family(kConvNd)},
+
+      // ** resampling ** torch's other modes (linear, bicubic, trilinear, area, nearest-exact)
+      // and recompute_scale_factor / antialias are not in graft; exporters refuse them.
+      with_choices(
+          {"interpolate(Tensor input, int[]? size=None, float[]? scale_factor=None, "
+           "str mode='nearest', bool? align_corners=None)",
+           {}, interpolate,
+           "resizes (N, C, H, W) to size, or to floor(in * scale_factor), which then also "
+           "maps the coordinates; 'nearest' takes floor(dst * in / out) as torch does",
+           family(kInterpolate, {kImage})},
+          {{"mode", {"nearest", "bilinear"}}}),
   };
 }
 

@@ -57,7 +57,9 @@ Result pow(const InferInputs& in, std::string* error);
 Result maximum_minimum(const InferInputs& in, std::string* error);
 
 // ** convolution and matrix products (shape_fns_conv.cpp) **
+Result conv1d(const InferInputs& in, std::string* error);
 Result conv2d(const InferInputs& in, std::string* error);
+Result conv3d(const InferInputs& in, std::string* error);
 Result linear(const InferInputs& in, std::string* error);
 Result matmul(const InferInputs& in, std::string* error);
 
@@ -84,5 +86,8 @@ Result transpose(const InferInputs& in, std::string* error);
 Result unsqueeze(const InferInputs& in, std::string* error);
 Result squeeze(const InferInputs& in, std::string* error);
 Result cat(const InferInputs& in, std::string* error);
+
+// ** resampling (shape_fns_resample.cpp) **
+Result interpolate(const InferInputs& in, std::string* error);
 
 }  // namespace graft::shape_fns

@@ -20,22 +20,34 @@ bool same_dtype(const InferInputs& in, size_t a, size_t b, std::string* error) {
 bool differ(Dim a, Dim b) { return is_concrete(a) && is_concrete(b) && a != b; }
 
 struct ConvParams {
-  std::array<int64_t, 2> stride, padding, dilation;
+  std::vector<int64_t> stride, padding, dilation;  // one value per spatial dim
   int64_t groups;
 };
 
-/// The attributes, after torch's checks: stride > 0, padding >= 0, dilation > 0, groups > 0.
-std::optional<ConvParams> conv_params(const InferInputs& in, std::string* error) {
-  auto stride = pair_attr(in, "stride", error);
-  auto padding = stride ? pair_attr(in, "padding", error) : std::nullopt;
-  auto dilation = padding ? pair_attr(in, "dilation", error) : std::nullopt;
+/// An `int[k]` attribute as its k values; nullopt after setting `error` otherwise.
+std::optional<std::vector<int64_t>> spatial_attr(const InferInputs& in, const std::string& name,
+                                                 size_t k, std::string* error) {
+  const auto* list = std::get_if<std::vector<int64_t>>(&in.attr(name));
+  if (list == nullptr || list->size() != k) {
+    *error = name + " must have " + std::to_string(k) + " values, got " +
+             attr_to_string(in.attr(name));
+    return std::nullopt;
+  }
+  return *list;
+}
+
+/// The attributes of a convolution over `k` spatial dims, after torch's checks: stride > 0,
+/// padding >= 0, dilation > 0, groups > 0.
+std::optional<ConvParams> conv_params(const InferInputs& in, size_t k, std::string* error) {
+  auto stride = spatial_attr(in, "stride", k, error);
+  auto padding = stride ? spatial_attr(in, "padding", k, error) : std::nullopt;
+  auto dilation = padding ? spatial_attr(in, "dilation", k, error) : std::nullopt;
   if (!dilation) return std::nullopt;
-  for (int i = 0; i < 2; ++i) {
+  for (size_t i = 0; i < k; ++i) {
     if ((*stride)[i] <= 0 || (*dilation)[i] <= 0 || (*padding)[i] < 0) {
       *error = "stride and dilation must be positive and padding non-negative, got stride=" +
-               ints_to_string({(*stride)[0], (*stride)[1]}) +
-               ", padding=" + ints_to_string({(*padding)[0], (*padding)[1]}) +
-               ", dilation=" + ints_to_string({(*dilation)[0], (*dilation)[1]});
+               ints_to_string(*stride) + ", padding=" + ints_to_string(*padding) +
+               ", dilation=" + ints_to_string(*dilation);
       return std::nullopt;
     }
   }
@@ -47,15 +59,18 @@ std::optional<ConvParams> conv_params(const InferInputs& in, std::string* error)
   return ConvParams{*stride, *padding, *dilation, groups};
 }
 
-/// torch's check_shape_forward on the weight (O, C/groups, kH, kW) and bias against the input
-/// whose channels are dim `c`: a kernel of at least 1x1, at least `groups` output channels
-/// that groups divides, and C == weight channels * groups.
+/// The kernel dims of weight (O, C/groups, k...).
+Shape kernel_of(const TensorType& w) { return Shape(w.shape.begin() + 2, w.shape.end()); }
+
+/// torch's check_shape_forward on the weight (O, C/groups, k...) and bias against the input
+/// whose channels are dim `c`: a kernel of at least 1 in each dim, at least `groups` output
+/// channels that groups divides, and C == weight channels * groups.
 bool check_conv_weight(const InferInputs& in, const TensorType& x, const TensorType& w,
                        int64_t groups, size_t c, std::string* error) {
-  for (size_t i = 2; i < 4; ++i) {
+  for (size_t i = 2; i < w.shape.size(); ++i) {
     if (is_concrete(w.shape[i]) && w.shape[i] < 1) {
       *error = "weight " + shape_to_string(w.shape) + " has the kernel size " +
-               shape_to_string({w.shape[2], w.shape[3]}) + ", expected at least 1 in each dim";
+               shape_to_string(kernel_of(w)) + ", expected at least 1 in each dim";
       return false;
     }
   }
@@ -93,55 +108,69 @@ bool check_conv_weight(const InferInputs& in, const TensorType& x, const TensorT
 /// (torch wraps around there and returns a wrong size). nullopt after setting `error`.
 std::optional<Dim> conv_output_dim(const TensorType& x, const TensorType& w, size_t d,
                                    const ConvParams& p, std::string* error) {
-  size_t i = d - (x.shape.size() - 2);  // 0 for H, 1 for W
+  size_t i = d - (x.shape.size() - p.stride.size());  // index among the spatial dims
   Dim size = x.shape[d];
   Dim kernel = w.shape[2 + i];
   if (!is_concrete(size) || !is_concrete(kernel)) return unknown_dim();
   int64_t padded = 0, extent = 0;
   if (__builtin_mul_overflow(p.padding[i], 2, &padded) ||
       __builtin_add_overflow(padded, size, &padded)) {
-    *error = "padding=" + ints_to_string({p.padding[0], p.padding[1]}) +
+    *error = "padding=" + ints_to_string(p.padding) +
              " is out of range: the padded input overflows int64 in dim " + std::to_string(d);
     return std::nullopt;
   }
   // The dilated kernel's span; kernel >= 1 was checked.
   if (__builtin_mul_overflow(p.dilation[i], kernel - 1, &extent) ||
       __builtin_add_overflow(extent, 1, &extent)) {
-    *error = "dilation=" + ints_to_string({p.dilation[0], p.dilation[1]}) +
-             " is out of range: the dilated kernel " + shape_to_string({w.shape[2], w.shape[3]}) +
+    *error = "dilation=" + ints_to_string(p.dilation) +
+             " is out of range: the dilated kernel " + shape_to_string(kernel_of(w)) +
              " overflows int64 in dim " + std::to_string(d);
     return std::nullopt;
   }
   if (padded < extent) {
-    *error = "kernel " + shape_to_string({w.shape[2], w.shape[3]}) + " with dilation " +
-             ints_to_string({p.dilation[0], p.dilation[1]}) + " spans " +
-             std::to_string(extent) + " but the padded input has " + std::to_string(padded) +
-             " along dim " + std::to_string(d) + " of " + shape_to_string(x.shape);
+    *error = "kernel " + shape_to_string(kernel_of(w)) + " with dilation " +
+             ints_to_string(p.dilation) + " spans " + std::to_string(extent) +
+             " but the padded input has " + std::to_string(padded) + " along dim " +
+             std::to_string(d) + " of " + shape_to_string(x.shape);
     return std::nullopt;
   }
   return (padded - extent) / p.stride[i] + 1;
 }
 
-}  // namespace
+/// The names of a convolution's input and weight dims over `k` spatial dims, for messages.
+struct ConvDims {
+  const char* input;   // "(N, C, H, W)"
+  const char* weight;  // "kH, kW"
+};
+ConvDims conv_dims(size_t k) {
+  if (k == 1) return {"(N, C, L)", "kL"};
+  if (k == 3) return {"(N, C, D, H, W)", "kD, kH, kW"};
+  return {"(N, C, H, W)", "kH, kW"};
+}
 
-Result conv2d(const InferInputs& in, std::string* error) {
+/// conv1d, conv2d and conv3d over `k` spatial dims; torch also accepts an unbatched input
+/// (C, spatial...) and then returns (O, spatial'...).
+Result conv_nd(const InferInputs& in, size_t k, std::string* error) {
   const TensorType* x = require_tensor(in, 0, error);
   const TensorType* w = x ? require_tensor(in, 1, error) : nullptr;
   if (w == nullptr) return std::nullopt;
-  // torch accepts an unbatched (C, H, W) input and then returns (O, H', W').
-  if (x->rank() != 4 && x->rank() != 3) {
-    *error = "input has " + std::to_string(x->rank()) +
-             " dims, expected 4 (N, C, H, W) or 3 (C, H, W)";
+  const ConvDims names = conv_dims(k);
+  const auto rank = static_cast<size_t>(x->rank());
+  if (rank != k + 2 && rank != k + 1) {
+    std::string unbatched = "(" + std::string(names.input + 4);  // drop "(N, "
+    *error = "input has " + std::to_string(x->rank()) + " dims, expected " +
+             std::to_string(k + 2) + " " + names.input + " or " + std::to_string(k + 1) + " " +
+             unbatched;
     return std::nullopt;
   }
-  if (w->rank() != 4) {
-    *error = "weight has " + std::to_string(w->rank()) +
-             " dims, expected 4 (out_channels, in_channels/groups, kH, kW)";
+  if (static_cast<size_t>(w->rank()) != k + 2) {
+    *error = "weight has " + std::to_string(w->rank()) + " dims, expected " +
+             std::to_string(k + 2) + " (out_channels, in_channels/groups, " + names.weight + ")";
     return std::nullopt;
   }
   if (!same_dtype(in, 0, 1, error) || !same_dtype(in, 0, 2, error)) return std::nullopt;
-  std::optional<ConvParams> params = conv_params(in, error);
-  size_t c = x->shape.size() - 3;  // channel dim of the input
+  std::optional<ConvParams> params = conv_params(in, k, error);
+  size_t c = x->shape.size() - k - 1;  // channel dim of the input
   if (!params || !check_conv_weight(in, *x, *w, params->groups, c, error)) return std::nullopt;
   Shape out = x->shape;
   out[c] = w->shape[0];
@@ -152,6 +181,12 @@ Result conv2d(const InferInputs& in, std::string* error) {
   }
   return TensorType{x->dtype, out};
 }
+
+}  // namespace
+
+Result conv1d(const InferInputs& in, std::string* error) { return conv_nd(in, 1, error); }
+Result conv2d(const InferInputs& in, std::string* error) { return conv_nd(in, 2, error); }
+Result conv3d(const InferInputs& in, std::string* error) { return conv_nd(in, 3, error); }
 
 Result linear(const InferInputs& in, std::string* error) {
   const TensorType* x = require_tensor(in, 0, error);

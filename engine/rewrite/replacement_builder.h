@@ -15,6 +15,7 @@
 #include "engine/match/matcher.h"
 #include "engine/match/pattern.h"
 #include "engine/rewrite/rewriter.h"
+#include "engine/rewrite/shared_constants.h"
 #include "engine/rewrite/type_memo.h"
 #include "engine/support/diagnostics.h"
 
@@ -118,6 +119,7 @@ class ReplacementBuilder {
   // get_attrs of folded values with the constant name each was made for.
   std::vector<UnnamedCall> unnamed_calls_;
   std::vector<UnnamedConstant> unnamed_constants_;
+  SharedConstants shared_;  // the folded constants stored so far, by content
 };
 
 }  // namespace graft

@@ -117,6 +117,11 @@ void ReplacementBuilder::name_unnamed() {
     if (c.node->is_dead()) continue;
     std::string& target = c.target;
     ConstantStore& store = graph_.constants();
+    if (SharedConstants::Stored* same = shared_.find(store, c.folded->value)) {
+      graph_.set_constant(c.node, same->name, same->ref);
+      graph_.name_fresh(c.node, same->node_name, same->node_names);
+      continue;
+    }
     // Usually `target` is a constant of the match itself (the batch norm's weight
     // "bn1.weight" for the fused conv "bn1"), whose readers were just erased: the folded
     // value replaces it. While a live node still reads it, the value gets a name of its own.
@@ -128,9 +133,12 @@ void ReplacementBuilder::name_unnamed() {
       ref = store.store_unless_read(target, std::move(c.folded->value));
     }
     graph_.set_constant(c.node, target, ref);
+    const ConstantTensor* value = store.find(target, ref);
+    std::string name = target;
     // The node's name is the constant's with '_' for '.', made in `target`'s own buffer.
     std::replace(target.begin(), target.end(), '.', '_');
-    graph_.rename(c.node, target);
+    const std::string& node_name = graph_.rename(c.node, target);
+    if (value != nullptr) shared_.add(*value, std::move(name), ref, node_name);
   }
   unnamed_constants_.clear();
 }

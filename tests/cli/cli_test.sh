@@ -549,6 +549,31 @@ PY
     expect 0 "every_rank@t30: no match: gave up after 100000 binding steps" \
       -- "${run[@]}" --explain every_rank@t30
     ;;
+  spatial-attrs)
+    # Bad attributes of interpolate and conv3d: located errors and exit 1, never a crash.
+    call_model() {  # INPUT_SHAPE TARGET EXTRA_ARGS KWARGS FILE
+      printf '{"format": "graft.model", "version": 1, "nodes": [
+        {"name": "x", "op": "placeholder", "target": "x", "meta": {"dtype": "float32", "shape": %s}},
+        {"name": "w", "op": "placeholder", "target": "w", "meta": {"dtype": "float32", "shape": [6, 2, 3, 3, 3]}},
+        {"name": "y", "op": "call_function", "target": "%s", "args": [{"node": "x"}%s], "kwargs": %s},
+        {"name": "output", "op": "output", "args": [[{"node": "y"}]]}]}' "$1" "$2" "$3" "$4" > "$5"
+    }
+    call_model '[1, 3, 7, 5]' interpolate '' '{"size": [4, 4], "mode": "bicubic"}' "$tmp/mode.json"
+    expect 1 "mode.json: /nodes/2/kwargs/mode: error: interpolate(): bad value for 'mode': expected one of 'nearest', 'bilinear', got str 'bicubic'" \
+      -- "$rewrite" run "$tmp/mode.json"
+    call_model '[1, 3, 7, 5]' interpolate '' '{"size": [4, 4], "scale_factor": [2.0, 2.0]}' "$tmp/both.json"
+    expect 1 "both.json: /nodes/2: error: node 'y' (interpolate): exactly one of size and scale_factor must be given, got both" \
+      -- "$rewrite" run "$tmp/both.json"
+    call_model '[1, 3, 7, 5]' interpolate '' '{"scale_factor": [1e300, 1.0]}' "$tmp/huge.json"
+    expect 1 "huge.json: /nodes/2: error: node 'y' (interpolate): scale_factor 1e+300 makes dim 2 of size 7 too large" \
+      -- "$rewrite" run "$tmp/huge.json"
+    call_model '[1, 4, 7, 5, 5]' conv3d ', {"node": "w"}' '{"groups": 4}' "$tmp/groups.json"
+    expect 1 "groups.json: /nodes/2: error: node 'y' (conv3d): weight has 6 output channels, which groups=4 does not divide" \
+      -- "$rewrite" run "$tmp/groups.json"
+    call_model '[1, 4, 2, 5, 5]' conv3d ', {"node": "w"}' '{"groups": 2}' "$tmp/kernel.json"
+    expect 1 "kernel.json: /nodes/2: error: node 'y' (conv3d): kernel [3, 3, 3] with dilation [1, 1, 1] spans 3 but the padded input has 2 along dim 2" \
+      -- "$rewrite" run "$tmp/kernel.json"
+    ;;
   *) fail "unknown case" ;;
 esac
 echo "ok ($case_name)"

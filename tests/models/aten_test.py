@@ -242,8 +242,6 @@ MISSING = {
              "h, _ = self.lstm(self.embedding(ids))"),
     "unet": ("unet.py", "make_unet", ["conv_transpose2d", "group_norm", "interpolate", "pad"],
              "x = F.pad(x, [dx // 2, dx - dx // 2, dy // 2, dy - dy // 2])"),
-    "audio": ("audio_cnn.py", "make_audio_cnn", ["conv1d"],
-              "x = F.relu(self.bn3(self.conv3(x)))"),
 }
 
 
@@ -266,7 +264,6 @@ def check_missing(c, key):
 
 PROPOSED_RUNS = {
     "unet": (("unet.py", "make_unet"), []),
-    "audio": (("audio_cnn.py", "make_audio_cnn"), []),
     "lstm": (("lstm_tagger.py", "make_lstm_tagger"), ["--static-batch"]),
     "shufflenet": ("torchvision:shufflenet_v2_x0_5", []),
     # batch 1: the symbolic batch is traced at 2 and 3, and must compute batch 1 right

@@ -91,7 +91,22 @@ const char* const kCases = R"([
   {"op": "amax", "inputs": [{"shape": [2, 3, 4, 5]}], "kwargs": {"dim": [1, 3], "keepdim": true}},
   {"op": "amax", "inputs": [{"shape": [2, 3, 4]}]},
   {"op": "clone", "inputs": [{"shape": [2, 3]}]},
-  {"op": "contiguous", "inputs": [{"shape": [2, 3]}]}
+  {"op": "contiguous", "inputs": [{"shape": [2, 3]}]},
+  {"op": "interpolate", "inputs": [{"shape": [2, 3, 7, 13]}], "kwargs": {"size": [15, 4]}},
+  {"op": "interpolate", "inputs": [{"shape": [1, 2, 5, 6]}], "kwargs": {"scale_factor": [2.0, 1.5]}},
+  {"op": "interpolate", "inputs": [{"shape": [1, 2, 10, 9]}], "kwargs": {"scale_factor": [2.05, 2.05]}},
+  {"op": "interpolate", "inputs": [{"shape": [2, 3, 7, 13]}], "kwargs": {"size": [15, 4], "mode": "bilinear"}},
+  {"op": "interpolate", "inputs": [{"shape": [2, 3, 7, 13]}], "kwargs": {"size": [15, 4], "mode": "bilinear", "align_corners": true}},
+  {"op": "interpolate", "inputs": [{"shape": [1, 2, 5, 7]}], "kwargs": {"scale_factor": [1.7, 0.6], "mode": "bilinear"}},
+  {"op": "interpolate", "inputs": [{"shape": [1, 2, 5, 7]}], "kwargs": {"scale_factor": [2.5, 2.5], "mode": "bilinear", "align_corners": true}},
+  {"op": "interpolate", "inputs": [{"shape": [1, 2, 9, 1]}], "kwargs": {"size": [1, 5], "mode": "bilinear", "align_corners": true}},
+  {"op": "conv1d", "inputs": [{"shape": [2, 4, 50]}, {"shape": [8, 4, 5], "const": true}, {"shape": [8], "const": true}],
+   "kwargs": {"stride": [2], "padding": [1]}},
+  {"op": "conv1d", "inputs": [{"shape": [1, 4, 31]}, {"shape": [6, 2, 3], "const": true}], "kwargs": {"groups": 2, "dilation": [3], "padding": [2]}},
+  {"op": "conv1d", "inputs": [{"shape": [4, 20]}, {"shape": [3, 4, 3], "const": true}]},
+  {"op": "conv3d", "inputs": [{"shape": [1, 3, 6, 7, 8]}, {"shape": [4, 3, 3, 3, 3], "const": true}, {"shape": [4], "const": true}],
+   "kwargs": {"stride": [1, 2, 2], "padding": [1, 1, 1]}},
+  {"op": "conv3d", "inputs": [{"shape": [2, 4, 5, 6, 7]}, {"shape": [4, 2, 1, 3, 3]}], "kwargs": {"groups": 2, "dilation": [1, 2, 1]}}
 ])";
 
 AttrValue to_attr(const json& v) {

@@ -73,10 +73,11 @@ def _output_size(cx, input, output_size):
 
 
 def _conv_padding(cx, weight, padding, dilation):
+    spatial = len(dilation)
     if not isinstance(padding, str):
-        return _ints(padding, "padding", 2)
+        return _ints(padding, "padding", spatial)
     if padding == "valid":
-        return [0, 0]
+        return [0] * spatial
     if padding == "same":
         kernel = cx.shape(weight)[2:]
         result = []
@@ -108,6 +109,20 @@ def conv2d(cx, input, weight, bias=None, stride=1, padding=0, dilation=1, groups
                    stride=_ints(stride, "stride", 2),
                    padding=_conv_padding(cx, weight, padding, dilation),
                    dilation=dilation, groups=as_int(groups, "groups"))
+
+
+def _conv_nd(op, spatial):
+    """conv1d / conv3d: the same as conv2d over `spatial` dims."""
+    def convert(cx, input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+        if len(cx.shape(weight)) != spatial + 2:
+            raise Unsupported("%s needs a %d-d weight, got shape %r"
+                              % (op, spatial + 2, list(cx.shape(weight))))
+        dilation = _ints(dilation, "dilation", spatial)
+        return cx.call(op, [_tensor(input, "input"), _tensor(weight, "weight"), bias],
+                       stride=_ints(stride, "stride", spatial),
+                       padding=_conv_padding(cx, weight, padding, dilation),
+                       dilation=dilation, groups=as_int(groups, "groups"))
+    return convert
 
 
 def linear(cx, input, weight, bias=None):
@@ -219,6 +234,39 @@ def adaptive_max_pool2d(cx, input, output_size, return_indices=False):
         raise Unsupported("adaptive_max_pool2d with return_indices=True")
     return cx.call("adaptive_max_pool2d", [input],
                    output_size=_output_size(cx, input, output_size))
+
+
+# ** resampling **
+
+
+def _pair_floats(value, what):
+    values = list(value) if isinstance(value, (tuple, list)) else [value] * 2
+    if len(values) != 2:
+        raise Unsupported("%s must have 2 values, got %r" % (what, value))
+    return [float(v) for v in values]
+
+
+def interpolate(cx, input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    if mode not in ("nearest", "bilinear"):
+        raise Unsupported("interpolate with mode=%r (graft has 'nearest' and 'bilinear')"
+                          % (mode,))
+    if antialias:
+        raise Unsupported("interpolate with antialias=True")
+    shape = cx.shape(_tensor(input, "input"))
+    if len(shape) != 4:
+        raise Unsupported("interpolate of a %d-d input (graft resizes (N, C, H, W))"
+                          % len(shape))
+    if scale_factor is not None and recompute_scale_factor:
+        # torch then maps coordinates by the rounded size, as if `size` had been given.
+        scales = _pair_floats(scale_factor, "scale_factor")
+        size = [int(as_int(shape[2 + i], "input size") * s) for i, s in enumerate(scales)]
+        scale_factor = None
+    return cx.call("interpolate", [input],
+                   size=None if size is None else _ints(size, "size", 2),
+                   scale_factor=None if scale_factor is None
+                   else _pair_floats(scale_factor, "scale_factor"),
+                   mode=mode, align_corners=None if align_corners is None else bool(align_corners))
 
 
 # ** arithmetic **
@@ -334,6 +382,8 @@ FUNCTIONS = {
     F.gelu: gelu, F.tanh: _unary("tanh"), F.softplus: softplus, F.dropout: dropout,
     F.max_pool2d: max_pool2d, F.avg_pool2d: avg_pool2d, F.adaptive_avg_pool2d:
     adaptive_avg_pool2d, F.adaptive_max_pool2d: adaptive_max_pool2d,
+    F.interpolate: interpolate,
+    F.conv1d: _conv_nd("conv1d", 1), F.conv3d: _conv_nd("conv3d", 3),
     # torch.*
     torch.conv2d: conv2d, torch.relu: _unary("relu"), torch.sigmoid: _unary("sigmoid"),
     torch.tanh: _unary("tanh"), torch.sqrt: _unary("sqrt"), torch.rsqrt: _unary("rsqrt"),
@@ -393,6 +443,15 @@ def module_conv2d(cx, m, input):
                   m.dilation, m.groups)
 
 
+def _module_conv_nd(op, spatial):
+    def convert(cx, m, input):
+        if m.padding_mode != "zeros":
+            raise Unsupported("%s with padding_mode=%r" % (type(m).__name__, m.padding_mode))
+        return _conv_nd(op, spatial)(cx, input, cx.param(m, "weight"), cx.param(m, "bias"),
+                                     m.stride, m.padding, m.dilation, m.groups)
+    return convert
+
+
 def module_batch_norm(cx, m, input):
     if m.training:
         raise Unsupported("BatchNorm in training mode; call model.eval() before exporting")
@@ -426,6 +485,7 @@ def _module_unary(op):
 
 MODULES = {
     nn.Conv2d: module_conv2d,
+    nn.Conv1d: _module_conv_nd("conv1d", 1), nn.Conv3d: _module_conv_nd("conv3d", 3),
     nn.BatchNorm1d: module_batch_norm, nn.BatchNorm2d: module_batch_norm,
     nn.LayerNorm: module_layer_norm,
     nn.Linear: module_linear,
@@ -453,6 +513,9 @@ MODULES = {
     nn.AdaptiveAvgPool2d: lambda cx, m, input: adaptive_avg_pool2d(cx, input, m.output_size),
     nn.AdaptiveMaxPool2d: lambda cx, m, input: adaptive_max_pool2d(cx, input, m.output_size,
                                                                    m.return_indices),
+    # UpsamplingNearest2d and UpsamplingBilinear2d are Upsamples with a fixed mode.
+    nn.Upsample: lambda cx, m, input: interpolate(cx, input, m.size, m.scale_factor, m.mode,
+                                                  m.align_corners, m.recompute_scale_factor),
 }
 
 

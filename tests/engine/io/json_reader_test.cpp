@@ -96,6 +96,11 @@ const std::vector<std::string> kCases = {
     R"({"a":1,"b":[1,2,{"c":null}]})", R"({"a":1,"a":2})", R"({"a":1,"\u0061":2})",
     R"({"a":{"b":1},"b":{"b":2}})", R"({"a":{"b":1,"b":2}})", R"([{"a":1},{"a":1}])",
     R"({"":1,"":2})",
+    // escaped keys (copied by the reader) and then nested objects, whose key sets must not
+    // move the outer ones' copies; the outer key comes again, unescaped
+    R"({"a\u0062":{"c":{"d":{"e":{"f":{"g":{}}}}}},"ab":1})",
+    R"({"a long key past the small-string buffer\u0021":{"c":{"d":{"e":{}}}},)"
+    R"("a long key past the small-string buffer!":1})",
     many_keys(19, "k1"), many_keys(19, "k19"),
     // NUL bytes
     std::string("{\"a\":1}\0", 8), std::string("{\"a\":\"x\0y\"}", 11), std::string("\0", 1),

@@ -111,6 +111,9 @@ TORCH = {
     "layer_norm": lambda x, w, b, normalized_shape, eps=1e-5:
         F.layer_norm(x, normalized_shape, w, b, eps),
     "dropout": F.dropout,
+    "interpolate": F.interpolate,
+    "conv1d": F.conv1d,
+    "conv3d": F.conv3d,
 }
 
 CASES = []
@@ -325,6 +328,41 @@ for op in ["adaptive_avg_pool2d", "adaptive_max_pool2d"]:
     case(op, T(1, 1, 4, 4, dtype=I64), output_size=[2, 2])
     case(op, T(1, 1, 4, 4), output_size=[INT64_MAX, INT64_MAX])
     case(op, T(1, 1, 4, 4), output_size=[2**62, 1])
+
+# ** convolution over 1 and 3 spatial dims **
+case("conv1d", T(2, 4, 50), T(8, 4, 5), T(8), stride=[2], padding=[1])
+case("conv1d", T(4, 50), T(8, 2, 5), None, groups=2, dilation=[3])
+case("conv1d", T(1, 4, 3), T(8, 4, 5), None)
+case("conv1d", T(1, 4, 9), T(6, 4, 5), None, groups=4)
+case("conv1d", T(1, 4, 9), T(8, 4, 3, 3), None)
+case("conv1d", T(1, 4, 9), T(8, 4, 3), T(7))
+case("conv3d", T(1, 3, 8, 9, 10), T(4, 3, 3, 3, 3), T(4), stride=[1, 2, 2], padding=[1, 1, 1])
+case("conv3d", T(3, 8, 9, 10), T(4, 1, 1, 3, 3), None, groups=3, dilation=[1, 2, 2])
+case("conv3d", T(1, 3, 2, 9, 10), T(4, 3, 3, 3, 3), None)
+case("conv3d", T(1, 3, 8, 9, 10), T(4, 3, 3, 3, 3), None, stride=[0, 1, 1])
+case("conv3d", T(1, 3, 8, 9), T(4, 3, 3, 3, 3), None)
+
+# ** resampling **
+case("interpolate", T(1, 3, 7, 13), size=[15, 4])
+case("interpolate", T(2, 3, 7, 13), size=[15, 4], mode="bilinear", align_corners=True)
+case("interpolate", T(1, 3, 7, 13), size=[5])
+case("interpolate", T(1, 3, 7, 13), scale_factor=[2.0, 0.5])
+case("interpolate", T(1, 3, 7, 13), scale_factor=[1.5], mode="bilinear")
+case("interpolate", T(1, 3, 10, 10), scale_factor=[0.29, 3.3], mode="bilinear")
+case("interpolate", T(0, 3, 7, 13), size=[3, 3])
+case("interpolate", T(1, 3, 7, 13, dtype=F64), size=[3, 3], mode="bilinear")
+case("interpolate", T(1, 3, 7, 13))
+case("interpolate", T(1, 3, 7, 13), size=[3, 3], scale_factor=[2.0, 2.0])
+case("interpolate", T(1, 3, 7, 13), size=[0, 3])
+case("interpolate", T(1, 3, 7, 13), size=[-2, 3])
+case("interpolate", T(1, 3, 7, 13), size=[1, 2, 3])
+case("interpolate", T(1, 3, 7, 13), scale_factor=[0.1, 1.0])
+case("interpolate", T(1, 3, 7, 13), scale_factor=[-2.0, 1.0])
+case("interpolate", T(1, 3, 7, 13), scale_factor=[2.0, 2.0, 2.0])
+case("interpolate", T(1, 3, 7, 13), size=[3, 3], align_corners=True)
+case("interpolate", T(1, 0, 7, 13), size=[3, 3])
+case("interpolate", T(1, 3, 0, 13), size=[3, 3])
+case("interpolate", T(1, 3, 7, 13, dtype=I64), size=[3, 3], mode="bilinear")
 
 # ** shape and data movement **
 for start, end in [(0, -1), (1, -1), (1, 2), (2, 2), (-3, -2), (0, 0), (3, 3)]:

@@ -10,6 +10,8 @@
 
 #include <set>
 
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -38,6 +40,10 @@ AttrValue to_attr(const json& v) {
   if (v.is_number_integer()) return AttrValue{v.get<int64_t>()};
   if (v.is_number()) return AttrValue{v.get<double>()};
   if (v.is_string()) return AttrValue{v.get<std::string>()};
+  // A list with a float is a float list (interpolate's scale_factor).
+  if (std::any_of(v.begin(), v.end(), [](const json& item) { return item.is_number_float(); })) {
+    return AttrValue{v.get<std::vector<double>>()};
+  }
   std::vector<int64_t> ints;
   for (const json& item : v) ints.push_back(item.get<int64_t>());
   return AttrValue{ints};
@@ -132,7 +138,7 @@ TEST_CASE("ops are found by alias and unknown names get a suggestion", "[engine]
   REQUIRE(registry.find("view") != nullptr);
   CHECK(registry.find("view") == registry.find("reshape"));
   CHECK(registry.find("reshape")->name == "reshape");
-  CHECK(registry.find("conv3d") == nullptr);
+  CHECK(registry.find("conv4d") == nullptr);
   CHECK(registry.suggest("conv2") == " (did you mean 'conv2d'?)");
   CHECK(registry.suggest("max_pool") == " (did you mean 'max_pool2d'?)");
   CHECK(registry.suggest("vew") == " (did you mean 'view'?)");

@@ -58,6 +58,9 @@ const BaseCall* base_call(const std::string& op) {
        {{"f32[2, 3]"}, {{"dim0", AttrValue{int64_t{0}}}, {"dim1", AttrValue{int64_t{1}}}}}},
       {"unsqueeze", {{"f32[2, 3]"}, {{"dim", AttrValue{int64_t{0}}}}}},
       {"squeeze", {{"f32[1, 3]"}, {}}},
+      {"interpolate", {{"f32[1, 3, 8, 8]"}, {{"size", ints({4, 4})}}}},
+      {"conv1d", {{"f32[1, 3, 8]", "f32[4, 3, 3]", "f32[4]"}, {}}},
+      {"conv3d", {{"f32[1, 3, 8, 8, 8]", "f32[4, 3, 3, 3, 3]", "f32[4]"}, {}}},
       {"cat", {{"f32[2, 3]", "f32[2, 3]"}, {}}},
       {"softmax", {{"f32[2, 3]"}, {{"dim", AttrValue{int64_t{1}}}}}},
       {"log_softmax", {{"f32[2, 3]"}, {{"dim", AttrValue{int64_t{1}}}}}},
@@ -82,10 +85,17 @@ std::vector<AttrValue> extreme_values(const AttrSpec& spec) {
   for (int64_t v : kExtremes) {
     if (spec.type != AttrType::kInts) {
       values.emplace_back(v);
-    } else if (spec.fixed_length == 2) {
-      values.push_back(ints({v, v}));
-      values.push_back(ints({v, 1}));
-      values.push_back(ints({2, v}));
+    } else if (spec.fixed_length > 0) {
+      // v everywhere, v first, v last: for int[2] {v, v}, {v, 1}, {2, v}.
+      const auto n = static_cast<size_t>(spec.fixed_length);
+      values.push_back(ints(std::vector<int64_t>(n, v)));
+      if (n > 1) {
+        std::vector<int64_t> first(n, 1), last(n, 2);
+        first.front() = v;
+        last.back() = v;
+        values.push_back(ints(first));
+        values.push_back(ints(last));
+      }
     } else {
       values.push_back(ints({v}));
       values.push_back(ints({v, -1}));

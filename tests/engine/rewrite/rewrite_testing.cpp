@@ -56,4 +56,30 @@ std::string ops_of(const Graph& graph) {
   return out;
 }
 
+std::string ref(const std::string& n) { return R"({"node": ")" + n + R"("})"; }
+
+std::string input(const std::string& name, const std::string& shape) {
+  return R"({"name": ")" + name + R"(", "op": "placeholder", "target": ")" + name +
+         R"(", "meta": {"shape": )" + shape + R"(, "dtype": "float32"}})";
+}
+
+std::string call(const std::string& name, const std::string& target, const std::string& args,
+                 const std::string& kwargs) {
+  return R"({"name": ")" + name + R"(", "op": "call_function", "target": ")" + target +
+         R"(", "args": [)" + args + "]" + (kwargs.empty() ? "" : R"(, "kwargs": {)" + kwargs + "}") +
+         "}";
+}
+
+std::string output(const std::vector<std::string>& names) {
+  std::string refs;
+  for (const auto& n : names) refs += (refs.empty() ? "" : ", ") + ref(n);
+  return R"({"name": "output", "op": "output", "target": "output", "args": [[)" + refs + "]]}";
+}
+
+std::string join(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : ",\n") + p;
+  return out;
+}
+
 }  // namespace graft::testing

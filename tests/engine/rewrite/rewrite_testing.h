@@ -13,6 +13,19 @@
 
 namespace graft::testing {
 
+// model.json node text, for model_from_nodes.
+/// {"node": n}: an operand reading node `n`.
+std::string ref(const std::string& n);
+/// A float32 placeholder of `shape`.
+std::string input(const std::string& name, const std::string& shape = "[2, 3]");
+/// A call_function node; `args` and `kwargs` are the JSON texts inside [] and {}.
+std::string call(const std::string& name, const std::string& target, const std::string& args,
+                 const std::string& kwargs = "");
+/// The output node returning `names`.
+std::string output(const std::vector<std::string>& names);
+/// `parts` separated by ",\n".
+std::string join(const std::vector<std::string>& parts);
+
 /// A model from `nodes` (the JSON node objects, comma-separated, output node included) and
 /// optional inline `tensors` (the JSON object body).
 Model model_from_nodes(const std::string& nodes, const std::string& tensors = "");
