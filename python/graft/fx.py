@@ -28,10 +28,19 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 
 # Ops found in torch.nn.functional; the others are torch functions (torch.add, torch.reshape…).
 _FUNCTIONAL = {
-    "conv2d", "linear", "batch_norm", "layer_norm", "softmax", "log_softmax", "relu", "relu6",
-    "hardtanh", "leaky_relu", "elu", "hardswish", "hardsigmoid", "silu", "gelu", "softplus",
-    "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "dropout",
+    "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+    "linear", "batch_norm", "layer_norm", "group_norm", "softmax", "log_softmax", "relu",
+    "relu6", "hardtanh", "leaky_relu", "elu", "hardswish", "hardsigmoid", "silu", "gelu",
+    "softplus", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "adaptive_max_pool2d",
+    "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "dropout", "interpolate", "pad",
+    "embedding",
 }
+# Ops that are tensor methods in torch (x.expand(size)), with their attributes in order.
+_METHODS = {"expand": ("size",), "expand_as": (), "unflatten": ("dim", "sizes")}
+# Ops that are ATen ops without a torch function of the same name.
+_ATEN = {"slice": "slice.Tensor", "index": "index.Tensor"}
+# Attributes that name a dtype ("float32"): torch takes a torch.dtype.
+_DTYPE_ATTRS = {"dtype"}
 # Binary ops written as Python operators when their first operand is a number (torch.add(2, x)
 # is refused by torch; 2 + x is not).
 _OPERATORS = {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
@@ -109,6 +118,21 @@ def _call(graph, torch, node, args: List[Any], kwargs: Dict[str, Any]):
         if op != "squeeze" and kwargs.pop("keepdim", False):
             rank = len(node_shape_of(args[0]))
             kwargs = {"dim": list(range(rank)), "keepdim": True}
+    for name in _DTYPE_ATTRS & kwargs.keys():
+        if kwargs[name] is not None:
+            kwargs[name] = getattr(torch, kwargs[name])
+    if op == "to":
+        return graph.call_method("to", (args[0], kwargs["dtype"]))
+    if op in _METHODS:
+        operands = tuple(args[1:]) if op == "expand_as" else ()
+        return graph.call_method(op, (args[0],) + operands +
+                                 tuple(kwargs[a] for a in _METHODS[op]))
+    if op in _ATEN:
+        overload = getattr(torch.ops.aten, _ATEN[op].split(".")[0])
+        fn = getattr(overload, _ATEN[op].split(".")[1])
+        if op == "index":  # index(input, Tensor?[] indices): the rest is one list
+            return graph.call_function(fn, (args[0], list(args[1:])))
+        return graph.call_function(fn, (args[0],), kwargs)
     if op in _OPERATORS and not hasattr(args[0], "op"):  # a number first
         alpha = kwargs.get("alpha", 1)
         other = args[1] if alpha == 1 else graph.call_function(operator.mul, (args[1], alpha))

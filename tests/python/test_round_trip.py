@@ -10,7 +10,7 @@ torch = pytest.importorskip("torch")
 import graft  # noqa: E402
 import graft.fx  # noqa: E402
 import graft.torch  # noqa: E402
-from graft.exporter import models  # noqa: E402
+from graft.exporter import flatten_outputs, models  # noqa: E402
 
 MODELS = os.path.join(os.environ.get("GRAFT_SOURCE_DIR", os.path.join(
     os.path.dirname(__file__), "..", "..")), "tests", "models")
@@ -25,6 +25,10 @@ SPECS = [
     (os.path.join(MODELS, "capture_models.py") + ":channel_shuffle", "auto", 2),
     (os.path.join(MODELS, "capture_models.py") + ":moments", "aten", 1),
     (os.path.join(MODELS, "handwritten_block.py") + ":make_handwritten_block", "auto", 2),
+    # issue #27's models as their ops land: conv1d, interpolate (torch.fx and ATen paths)
+    (os.path.join(MODELS, "audio_cnn.py") + ":make_audio_cnn", "auto", 2),
+    (os.path.join(MODELS, "resample_models.py") + ":make_resample", "fx", 2),
+    ("torchvision:lraspp_mobilenet_v3_large", "auto", 1),
 ]
 
 
@@ -46,8 +50,7 @@ def test_the_rewritten_model_back_in_torch_fx_computes_the_model(spec, capture, 
     fused = graft.fx.export(module, inputs, capture=capture).rewrite(rules).model
     gm = graft.fx.to_graph_module(fused)
     with torch.no_grad():
-        want = module(*inputs)
-        wants = list(want) if isinstance(want, (tuple, list)) else [want]
+        wants = flatten_outputs(module(*inputs))
         for run in (gm, torch.jit.script(gm), torch.jit.trace(gm, tuple(inputs))):
             got = run(*inputs)
             gots = list(got) if isinstance(got, (tuple, list)) else [got]
