@@ -134,6 +134,9 @@ case "$case_name" in
     expect 1 "split.rules:3:12: error: the outputs of a multi-output pattern must share an input" -- \
       "$rewrite" check --dump "$tmp/split.rules"
     [ -z "$("$rewrite" check --dump "$tmp/split.rules" 2>/dev/null)" ] || fail "a rejected --dump printed a dump"
+    # Plain check runs lowering's checks too: what it accepts, `rewrite --rules` accepts.
+    expect 1 "split.rules:3:12: error: the outputs of a multi-output pattern must share an input" -- \
+      "$rewrite" check "$tmp/split.rules"
     ;;
   check-odd-files)
     # Files a user may hand `rewrite check` by mistake or from another editor.
