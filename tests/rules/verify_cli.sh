@@ -2,7 +2,8 @@
 # `rewrite verify` end to end: usage: verify_cli.sh REWRITE SOURCE_DIR CASE
 #   wrong      a conv-bn fold without eps fails with a counterexample (exit 1), the correct fold
 #              passes, a rule the float32 graphs cannot match is skipped with the reason
-#   filter     --filter runs only the matching rules; a skip alone exits 0; --graphs, --seed
+#   filter     --filter runs only the matching rules; a skip exits 1, or 0 with --allow-skip;
+#              --graphs, --seed
 #   usage      a bad flag is a usage error (exit 2)
 set -u
 rewrite=$1
@@ -29,8 +30,14 @@ case $case_name in
     expect_line "^1 verified, 1 failed, 1 skipped$"
     ;;
   filter)
-    # A skipped rule does not fail the run; --graphs and --seed are taken.
+    # A skipped rule was not checked: it fails the run unless --allow-skip; --graphs and --seed
+    # are taken.
     "$rewrite" verify "$data" --filter relu_of >"$out" 2>&1
+    rc=$?
+    [ $rc -eq 1 ] || fail "exit code $rc, expected 1"
+    expect_line "^0 verified, 0 failed, 1 skipped$"
+    expect_line "1 rule could not be checked \\(SKIP above\\); pass --allow-skip to accept that"
+    "$rewrite" verify "$data" --filter relu_of --allow-skip >"$out" 2>&1
     rc=$?
     [ $rc -eq 0 ] || fail "exit code $rc, expected 0"
     expect_line "^0 verified, 0 failed, 1 skipped$"
