@@ -55,9 +55,9 @@ case "$case_name" in
     expect 2 "Usage" -- "$rewrite"
     expect 2 "" -- "$rewrite" print
     # A misspelt flag or subcommand gets a suggestion.
-    expect 2 "'--stast': did you mean '--stats'?" -- "$rewrite" --rules examples/rules/fuse.rules "$example" --stast
-    expect 2 "'--graph': did you mean '--graphs'?" -- "$rewrite" verify examples/rules/fuse.rules --graph 3
-    expect 2 "'tset' is not a file: did you mean the subcommand 'test'?" -- "$rewrite" tset examples/rules/fuse.rules
+    expect 2 "'--stast': did you mean '--stats'?" -- "$rewrite" --rules "$src/examples/rules/fuse.rules" "$example" --stast
+    expect 2 "'--graph': did you mean '--graphs'?" -- "$rewrite" verify "$src/examples/rules/fuse.rules" --graph 3
+    expect 2 "'tset' is not a file: did you mean the subcommand 'test'?" -- "$rewrite" tset "$src/examples/rules/fuse.rules"
     ;;
   save-roundtrip)
     expect 0 "wrote" -- "$rewrite" "$example" -o "$tmp/a.json"
