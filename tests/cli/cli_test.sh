@@ -92,6 +92,13 @@ case "$case_name" in
     expect 1 "unknown op 'rellu' (did you mean 'relu'?)" -- "$rewrite" print "$src/tests/cli/data/unknown_op.json"
     ;;
   rules)
+    # A loose rule of a file given first runs after the phases of a file given later: warned.
+    printf 'rule loose { pattern(x) { return neg(neg(x)) } replacement { return x } }\n' > "$tmp/first.rules"
+    printf 'rule r { pattern(x) { return relu(relu(x)) } replacement { return relu(x) } }\nphase later { r }\n' > "$tmp/second.rules"
+    expect 0 "first.rules:1:6: warning: rule 'loose' is in no phase: it runs in the implicit 'default' phase, after phase 'later' of a file given after this one" -- \
+      "$rewrite" check "$tmp/first.rules" "$tmp/second.rules"
+    [ -z "$("$rewrite" check "$tmp/second.rules" "$tmp/first.rules" 2>&1 | grep warning)" ] \
+      || fail "warned although the loose rule's file comes last"
     rules="$src/examples/rules/fuse.rules"
     expect 0 "5 rewrites, 42 -> 25 nodes" -- "$rewrite" --rules "$rules" "$example" -o "$tmp/f.json"
     "$rewrite" print "$tmp/f.json" | grep -q batch_norm && fail "batch_norm left after folding"
