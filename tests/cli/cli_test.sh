@@ -92,6 +92,17 @@ case "$case_name" in
     expect 1 "unknown op 'rellu' (did you mean 'relu'?)" -- "$rewrite" print "$src/tests/cli/data/unknown_op.json"
     ;;
   rules)
+    # --only, --disable and --print-after.
+    fuse="$src/examples/rules/fuse.rules"
+    out=$("$rewrite" --rules "$fuse" "$example" --dry-run --only fuse_conv_bn 2>&1) || fail "--only failed: $out"
+    grep -q "^fuse_conv_bn at " <<<"$out" || fail "--only fuse_conv_bn applied nothing: $out"
+    ! grep -v "^fuse_conv_bn at \|rewrites\? (dry run" <<<"$out" | grep -q " at " || fail "--only let another rule run: $out"
+    out=$("$rewrite" --rules "$fuse" "$example" --dry-run --disable fuse_conv_bn 2>&1) || fail "--disable failed: $out"
+    ! grep -q "^fuse_conv_bn at " <<<"$out" || fail "--disable fuse_conv_bn still applied it: $out"
+    expect 2 "--only: unknown rule 'fuse_conv_bm' (did you mean 'fuse_conv_bn'?)" -- \
+      "$rewrite" --rules "$fuse" "$example" --dry-run --only fuse_conv_bm
+    expect 0 "# after phase " -- "$rewrite" --rules "$fuse" "$example" --dry-run --print-after all
+    expect 2 "--print-after: no phase 'nosuch'" -- "$rewrite" --rules "$fuse" "$example" --dry-run --print-after nosuch
     # A loose rule of a file given first runs after the phases of a file given later: warned.
     printf 'rule loose { pattern(x) { return neg(neg(x)) } replacement { return x } }\n' > "$tmp/first.rules"
     printf 'rule r { pattern(x) { return relu(relu(x)) } replacement { return relu(x) } }\nphase later { r }\n' > "$tmp/second.rules"
