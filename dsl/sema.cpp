@@ -4,6 +4,7 @@
 #include "dsl/sema.h"
 
 #include <algorithm>
+#include <map>
 
 #include "dsl/sema_internal.h"
 #include "engine/support/edit_distance.h"
@@ -75,6 +76,28 @@ bool Sema::stopped() const {
 std::string Sema::location(SourceRange range) const {
   return sources_.name(range.file) + ":" +
          std::to_string(sources_.line_col(range.file, range.begin).line);
+}
+
+/// A rule in no phase runs in the implicit "default" phase, after every declared phase: also
+/// after the phases of a file given after the rule's own, which its place on the command line
+/// does not suggest (`--rules a.rules --rules b.rules` runs b's phases before a's loose rules).
+void Sema::warn_default_after_later_phases(const std::vector<RuleFile*>& files,
+                                           const std::vector<size_t>& unphased,
+                                           const std::vector<PhaseDecl*>& phases) {
+  if (unphased.empty() || phases.empty()) return;
+  std::map<FileId, size_t> position;
+  for (size_t i = 0; i < files.size(); ++i) position[files[i]->range.file] = i;
+  const PhaseDecl* last = phases.back();
+  for (size_t r : unphased) {
+    const RuleDecl* rule = out_->rules_[r].decl;
+    if (position[rule->range.file] >= position[last->range.file]) continue;
+    Diagnostic& d = warning(rule->name->range,
+                            "rule '" + out_->rules_[r].name +
+                                "' is in no phase: it runs in the implicit 'default' phase, after "
+                                "phase '" + std::string(last->name->text) +
+                                "' of a file given after this one");
+    note(d, last->name->range, "put the rule in a phase to run it where its file stands");
+  }
 }
 
 bool Sema::run(const std::vector<RuleFile*>& files, RuleFileSet& out) {
@@ -180,6 +203,7 @@ bool Sema::run(const std::vector<RuleFile*>& files, RuleFileSet& out) {
   for (size_t i = 0; i < phased.size(); ++i) {
     if (!phased[i]) rest.rules.push_back(i);
   }
+  warn_default_after_later_phases(files, rest.rules, phases);
   if (!rest.rules.empty()) out.phases_.push_back(std::move(rest));
 
   for (TestDecl* t : tests) {

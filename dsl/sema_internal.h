@@ -115,6 +115,9 @@ class Sema {
 
   /// Checks everything; fills `out`. Returns false if any error was reported.
   bool run(const std::vector<ast::RuleFile*>& files, RuleFileSet& out);
+  void warn_default_after_later_phases(const std::vector<ast::RuleFile*>& files,
+                                       const std::vector<size_t>& unphased,
+                                       const std::vector<ast::PhaseDecl*>& phases);
 
   // ** diagnostics **
   Diagnostic& error(SourceRange range, std::string message);

@@ -7,7 +7,7 @@
 // `expect equivalent(...)`: a rule that changes what a graph computes is wrong whatever its
 // counts say. Without the expectation the default tolerances apply, and a graph the runtime
 // cannot run (a dtype or op without a kernel) only skips the check, with a note; with it, that
-// is a failure.
+// is a failure. Either way a changed output type (dtype or shape) fails the test.
 #include "ruletest/rule_test_runner.h"
 
 #include <fmt/format.h>
@@ -19,6 +19,7 @@
 #include "engine/rewrite/rewriter.h"
 #include "eval/constant_folder.h"
 #include "ruletest/graph_match.h"
+#include "ruletest/output_types.h"
 
 namespace graft::ruletest {
 namespace {
@@ -223,6 +224,10 @@ class TestRun {
 
   void check_equivalence(const dsl::ast::Node* at, const std::string& text,
                          const runtime::EquivalenceOptions& options, bool required) {
+    if (std::optional<std::string> changed = changed_output_type(*out_.before, *out_.after)) {
+      fail(at, text, "the rewrite changed the graph's outputs: " + *changed);
+      return;
+    }
     DiagnosticEngine diags(&sources_);
     // Does the original graph run at all? If not, and nobody asked, there is nothing to check.
     std::optional<runtime::EquivalenceReport> report = runtime::check_equivalence(

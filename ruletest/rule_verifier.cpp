@@ -19,6 +19,7 @@
 #include "dsl/test_graph.h"
 #include "engine/rewrite/rewriter.h"
 #include "ruletest/graph_match.h"
+#include "ruletest/output_types.h"
 #include "ruletest/rule_synthesis.h"
 #include "ruletest/rule_test_runner.h"
 #include "runtime/equivalence.h"
@@ -89,11 +90,21 @@ class GraphCheck {
               "the rewrite failed on " + header + indent_lines(diags.render(), "  ")};
     }
     if (applied.empty()) return {GraphResult::Kind::kNotMatched, why_no_match(*before, *set, *test, sources, graph)};
+    if (std::optional<std::string> changed = changed_output_type(*before, after)) {
+      return {GraphResult::Kind::kFailed,
+              fmt::format("counterexample: {}  rewritten ({}):\n{}  the rewrite changed the "
+                          "graph's outputs: {}\n",
+                          header, fmt::join(applied, ", "), format_graph_compact(after, {}, "    "),
+                          *changed)};
+    }
     runtime::EquivalenceOptions eq;
     eq.rtol = options_.rtol;
     eq.atol = options_.atol;
     eq.trials = options_.trials;
     eq.seed = seed;
+    // Inputs past every threshold the standard ops have (relu6's 6, hardswish's ±3) and most
+    // clamp bounds a rule writes: a rule right only on [-1, 1) fails.
+    eq.input_scales = {1, 8, 64};
     std::optional<runtime::EquivalenceReport> report =
         runtime::check_equivalence(*before, after, eq, diags, "the synthesised graph");
     if (!report) {

@@ -34,28 +34,38 @@ std::string index_string(int64_t flat, const Shape& shape) {
 /// Compares one output; the first output out of tolerance gives the report its message, with
 /// the element that exceeds the tolerance most.
 void compare_output(const Tensor& expected, const Tensor& actual, size_t output, int trial,
-                    const EquivalenceOptions& options, EquivalenceReport& report) {
-  if (expected.shape() != actual.shape()) {
+                    float scale, const EquivalenceOptions& options, EquivalenceReport& report) {
+  if (expected.shape() != actual.shape() || expected.dtype() != actual.dtype()) {
     if (report.equivalent) {
-      report.message =
-          fmt::format("output {}: expected shape {}, got {}", output,
-                      shape_to_string(expected.shape()), shape_to_string(actual.shape()));
+      report.message = fmt::format("output {}: expected {}{}, got {}{}", output,
+                                   dtype_name(expected.dtype()), shape_to_string(expected.shape()),
+                                   dtype_name(actual.dtype()), shape_to_string(actual.shape()));
     }
     report.equivalent = false;
     report.max_abs_diff = INFINITY;
     return;
   }
+  double atol = options.atol;
+  if (scale > 1) {
+    double largest = 1;
+    for (int64_t i = 0; i < expected.numel(); ++i) {
+      double e = std::fabs(expected.value_at(i));
+      if (std::isfinite(e)) largest = std::max(largest, e);
+    }
+    atol *= largest;
+  }
   int64_t worst = -1;
   double worst_excess = 0;
   for (int64_t i = 0; i < expected.numel(); ++i) {
-    double e = expected.f32()[i];
-    double a = actual.f32()[i];
+    // Any dtype: value_at reads int64 and bool exactly (as doubles).
+    double e = expected.value_at(i);
+    double a = actual.value_at(i);
     double diff = std::fabs(a - e);
     // NaN matches NaN and an infinity matches itself, as numpy.allclose(equal_nan=True) has it.
     if (std::isnan(e) || std::isnan(a)) diff = std::isnan(e) && std::isnan(a) ? 0 : INFINITY;
     if (std::isinf(e) || std::isinf(a)) diff = e == a ? 0 : INFINITY;
     report.max_abs_diff = std::max(report.max_abs_diff, diff);
-    double excess = diff - (options.atol + options.rtol * std::fabs(e));
+    double excess = diff - (atol + options.rtol * std::fabs(e));
     if (excess > 0 && (worst < 0 || excess > worst_excess)) {
       worst = i;
       worst_excess = excess;
@@ -63,13 +73,14 @@ void compare_output(const Tensor& expected, const Tensor& actual, size_t output,
   }
   if (worst < 0 || !report.equivalent) return;
   report.equivalent = false;
-  double e = expected.f32()[worst];
-  double a = actual.f32()[worst];
+  double e = expected.value_at(worst);
+  double a = actual.value_at(worst);
   report.message = fmt::format(
       "output {} at {}: expected {:.6g}, got {:.6g} (|diff| {:.3g} > atol {:g} + rtol {:g} * "
-      "|expected|){}",
-      output, index_string(worst, expected.shape()), e, a, std::fabs(a - e), options.atol,
-      options.rtol, trial > 0 ? fmt::format(", trial {}", trial + 1) : std::string());
+      "|expected|){}{}",
+      output, index_string(worst, expected.shape()), e, a, std::fabs(a - e), atol,
+      options.rtol, trial > 0 ? fmt::format(", trial {}", trial + 1) : std::string(),
+      scale != 1 ? fmt::format(", inputs in [-{:g}, {:g})", scale, scale) : std::string());
 }
 
 }  // namespace
@@ -102,16 +113,23 @@ std::optional<EquivalenceReport> check_equivalence(const Graph& expected, const 
   }
   EquivalenceReport report;
   for (int trial = 0; trial < std::max(1, options.trials); ++trial) {
+    const float scale = options.input_scales.empty()
+                            ? 1.0f
+                            : options.input_scales[static_cast<size_t>(trial) %
+                                                   options.input_scales.size()];
     std::vector<Tensor> inputs;
     for (size_t i = 0; i < in_before.size(); ++i) {
-      inputs.push_back(
-          Tensor::random_of(in_before[i].dtype, in_before[i].shape, mix(options.seed, trial, i)));
+      inputs.push_back(in_before[i].dtype == DType::kFloat32
+                           ? Tensor::random(in_before[i].shape, mix(options.seed, trial, i),
+                                            -scale, scale)
+                           : Tensor::random_of(in_before[i].dtype, in_before[i].shape,
+                                               mix(options.seed, trial, i)));
     }
     std::optional<std::vector<Tensor>> want = before->run(inputs, diags);
     std::optional<std::vector<Tensor>> got = want ? after->run(inputs, diags) : std::nullopt;
     if (!got) return std::nullopt;
     for (size_t o = 0; o < want->size(); ++o) {
-      compare_output((*want)[o], (*got)[o], o, trial, options, report);
+      compare_output((*want)[o], (*got)[o], o, trial, scale, options, report);
     }
   }
   return report;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/ir/graph.h"
 #include "engine/support/diagnostics.h"
@@ -17,6 +18,11 @@ struct EquivalenceOptions {
   double atol = 1e-5;
   int trials = 1;     // runs, each on fresh random inputs
   uint64_t seed = 0;  // the inputs of trial t, input i come from seed, t and i
+  /// Trial t draws its inputs uniform in [-s, s) for s = input_scales[t % size]. Past 1, the
+  /// inputs cross the thresholds ops have (relu6's 6, hardswish's ±3, clamp bounds), and the
+  /// absolute tolerance of that trial is atol times the output's largest magnitude (at least
+  /// 1): rounding grows with the values, and an element that cancels to near zero carries it.
+  std::vector<float> input_scales = {1};
 };
 
 struct EquivalenceReport {
@@ -28,7 +34,7 @@ struct EquivalenceReport {
 };
 
 /// Runs `expected` and `actual` (same inputs: count, order, shapes) on random inputs uniform in
-/// [-1, 1). Returns nullopt after reporting to `diags` when either graph cannot be compiled or
+/// [-1, 1), or the ranges of `options.input_scales`. Returns nullopt after reporting to `diags` when either graph cannot be compiled or
 /// run (an op without a kernel, a non-float32 tensor) or their inputs or outputs differ in
 /// number or shape; `what` names the graphs in those messages.
 [[nodiscard]] std::optional<EquivalenceReport> check_equivalence(const Graph& expected,

@@ -130,7 +130,9 @@ class Verifier {
     if (node->type()) {
       std::string error;
       std::optional<TensorType> inferred = infer_node_type(*node, &error);
-      if (inferred && !(*inferred == *node->type())) {
+      if (!inferred) {
+        fail(node, node->target() + " rejects its inputs: " + error);
+      } else if (!(*inferred == *node->type())) {
         fail(node, "recorded type " + type_to_string(*node->type()) + " differs from inferred " +
                        type_to_string(*inferred));
       }

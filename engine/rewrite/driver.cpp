@@ -151,6 +151,7 @@ RewriteResult Driver::run() {
       result_.ok = false;
       break;
     }
+    if (options_.after_phase) options_.after_phase(phase, graph_);
   }
   std::erase_if(result_.created, [](const Node* n) { return n->is_dead(); });
   return std::move(result_);

@@ -60,6 +60,9 @@ struct RewriteOptions {
   bool time_rules = false;
   /// Runs the graph verifier after every phase (tests; `--verify-each`).
   bool verify_each_phase = false;
+  /// Called after each phase with the graph as the next phase sees it (`--print-after`). Dead
+  /// nodes may still be allocated then, but none is linked.
+  std::function<void(const Phase& phase, const Graph& graph)> after_phase;
   /// The most nodes the rewrites of one run may create; 0 means
   /// default_created_nodes_limit() of the graph's size. A rule whose replacement matches its
   /// own pattern again (u(x) -> u(x) + u(x)) grows the graph every fixpoint iteration, doubling

@@ -64,11 +64,12 @@ def assert_tests_pass(path: PathLike, **options) -> List[TestOutcome]:
     return outcomes
 
 
-def assert_verified(path: PathLike, allow_skipped: bool = True, **options) -> List[VerifyOutcome]:
+def assert_verified(path: PathLike, allow_skip: bool = False, **options) -> List[VerifyOutcome]:
     """Verifies the rules of `path`; raises AssertionError with each failing rule's report
-    (and each skipped one's, unless allow_skipped)."""
+    and each skipped one's (a rule that could not be checked), unless allow_skip, as
+    `rewrite verify --allow-skip`."""
     outcomes = verify(path, **options)
-    bad = [o for o in outcomes if o.verdict == "fail" or (o.verdict == "skip" and not allow_skipped)]
+    bad = [o for o in outcomes if o.verdict == "fail" or (o.verdict == "skip" and not allow_skip)]
     if bad:
         raise AssertionError(f"{len(bad)} of {len(outcomes)} rules of {os.fspath(path)} not verified:\n"
                              + "".join(o.report for o in bad))

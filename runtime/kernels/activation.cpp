@@ -59,8 +59,10 @@ std::optional<std::vector<EltwiseStep>> formula_steps(Formula formula, double al
     case kGelu: return Steps{{algorithm::eltwise_gelu_erf, 0, 0}};
     case kGeluTanh: return Steps{{algorithm::eltwise_gelu_tanh, 0, 0}};
     case kSqrt: return Steps{{algorithm::eltwise_sqrt, 0, 0}};
-    case kRsqrt: return Steps{{algorithm::eltwise_pow, 1, -0.5f}};
-    case kExp: return Steps{{algorithm::eltwise_exp, 0, 0}};
+    // oneDNN 2.6's exp gives +inf for NaN and its pow(x, -0.5) gives 0 for -inf, where torch
+    // gives NaN: both run on the fallback (docs/runtime.md, NaN).
+    case kRsqrt: return std::nullopt;
+    case kExp: return std::nullopt;
     case kLog: return Steps{{algorithm::eltwise_log, 0, 0}};
     case kNeg: return Steps{{algorithm::eltwise_linear, -1, 0}};
     case kReciprocal: return Steps{{algorithm::eltwise_pow, 1, -1}};

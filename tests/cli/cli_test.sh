@@ -54,6 +54,10 @@ case "$case_name" in
     expect 2 "" -- "$rewrite" --no-such-flag
     expect 2 "Usage" -- "$rewrite"
     expect 2 "" -- "$rewrite" print
+    # A misspelt flag or subcommand gets a suggestion.
+    expect 2 "'--stast': did you mean '--stats'?" -- "$rewrite" --rules "$src/examples/rules/fuse.rules" "$example" --stast
+    expect 2 "'--graph': did you mean '--graphs'?" -- "$rewrite" verify "$src/examples/rules/fuse.rules" --graph 3
+    expect 2 "'tset' is not a file: did you mean the subcommand 'test'?" -- "$rewrite" tset "$src/examples/rules/fuse.rules"
     ;;
   save-roundtrip)
     expect 0 "wrote" -- "$rewrite" "$example" -o "$tmp/a.json"
@@ -88,6 +92,24 @@ case "$case_name" in
     expect 1 "unknown op 'rellu' (did you mean 'relu'?)" -- "$rewrite" print "$src/tests/cli/data/unknown_op.json"
     ;;
   rules)
+    # --only, --disable and --print-after.
+    fuse="$src/examples/rules/fuse.rules"
+    out=$("$rewrite" --rules "$fuse" "$example" --dry-run --only fuse_conv_bn 2>&1) || fail "--only failed: $out"
+    grep -q "^fuse_conv_bn at " <<<"$out" || fail "--only fuse_conv_bn applied nothing: $out"
+    ! grep -v "^fuse_conv_bn at \|rewrites\? (dry run" <<<"$out" | grep -q " at " || fail "--only let another rule run: $out"
+    out=$("$rewrite" --rules "$fuse" "$example" --dry-run --disable fuse_conv_bn 2>&1) || fail "--disable failed: $out"
+    ! grep -q "^fuse_conv_bn at " <<<"$out" || fail "--disable fuse_conv_bn still applied it: $out"
+    expect 2 "--only: unknown rule 'fuse_conv_bm' (did you mean 'fuse_conv_bn'?)" -- \
+      "$rewrite" --rules "$fuse" "$example" --dry-run --only fuse_conv_bm
+    expect 0 "# after phase " -- "$rewrite" --rules "$fuse" "$example" --dry-run --print-after all
+    expect 2 "--print-after: no phase 'nosuch'" -- "$rewrite" --rules "$fuse" "$example" --dry-run --print-after nosuch
+    # A loose rule of a file given first runs after the phases of a file given later: warned.
+    printf 'rule loose { pattern(x) { return neg(neg(x)) } replacement { return x } }\n' > "$tmp/first.rules"
+    printf 'rule r { pattern(x) { return relu(relu(x)) } replacement { return relu(x) } }\nphase later { r }\n' > "$tmp/second.rules"
+    expect 0 "first.rules:1:6: warning: rule 'loose' is in no phase: it runs in the implicit 'default' phase, after phase 'later' of a file given after this one" -- \
+      "$rewrite" check "$tmp/first.rules" "$tmp/second.rules"
+    [ -z "$("$rewrite" check "$tmp/second.rules" "$tmp/first.rules" 2>&1 | grep warning)" ] \
+      || fail "warned although the loose rule's file comes last"
     rules="$src/examples/rules/fuse.rules"
     expect 0 "5 rewrites, 42 -> 25 nodes" -- "$rewrite" --rules "$rules" "$example" -o "$tmp/f.json"
     "$rewrite" print "$tmp/f.json" | grep -q batch_norm && fail "batch_norm left after folding"
@@ -134,6 +156,9 @@ case "$case_name" in
     expect 1 "split.rules:3:12: error: the outputs of a multi-output pattern must share an input" -- \
       "$rewrite" check --dump "$tmp/split.rules"
     [ -z "$("$rewrite" check --dump "$tmp/split.rules" 2>/dev/null)" ] || fail "a rejected --dump printed a dump"
+    # Plain check runs lowering's checks too: what it accepts, `rewrite --rules` accepts.
+    expect 1 "split.rules:3:12: error: the outputs of a multi-output pattern must share an input" -- \
+      "$rewrite" check "$tmp/split.rules"
     ;;
   check-odd-files)
     # Files a user may hand `rewrite check` by mistake or from another editor.

@@ -2,7 +2,9 @@
 # `rewrite verify` end to end: usage: verify_cli.sh REWRITE SOURCE_DIR CASE
 #   wrong      a conv-bn fold without eps fails with a counterexample (exit 1), the correct fold
 #              passes, a rule the float32 graphs cannot match is skipped with the reason
-#   filter     --filter runs only the matching rules; a skip alone exits 0; --graphs, --seed
+#   filter     --filter runs only the matching rules; a skip exits 1, or 0 with --allow-skip;
+#              --graphs, --seed
+#   ranges     rules right only near zero fail on the wider inputs; a control passes
 #   usage      a bad flag is a usage error (exit 2)
 set -u
 rewrite=$1
@@ -28,9 +30,27 @@ case $case_name in
     expect_line "^SKIP relu_of_f16 \\($data:35\\): cannot instantiate: the rule does not match the synthesised graph: where dtype\\(x\\) == f16"
     expect_line "^1 verified, 1 failed, 1 skipped$"
     ;;
+  ranges)
+    near_zero=tests/rules/data/wrong_near_zero.rules
+    "$rewrite" verify "$near_zero" >"$out" 2>&1
+    rc=$?
+    [ $rc -eq 1 ] || fail "exit code $rc, expected 1"
+    expect_line "^FAIL relu6_to_relu \\($near_zero:[0-9]+\\): counterexample"
+    expect_line "^FAIL wide_hardtanh_to_identity \\($near_zero:[0-9]+\\): counterexample"
+    expect_line "^FAIL hardswish_without_clamp \\($near_zero:[0-9]+\\): counterexample"
+    expect_line "inputs in \\[-(8|64), (8|64)\\)"
+    expect_line "^PASS relu_of_relu \\($near_zero:[0-9]+, [0-9]+ graphs"
+    expect_line "^1 verified, 3 failed, 0 skipped$"
+    ;;
   filter)
-    # A skipped rule does not fail the run; --graphs and --seed are taken.
+    # A skipped rule was not checked: it fails the run unless --allow-skip; --graphs and --seed
+    # are taken.
     "$rewrite" verify "$data" --filter relu_of >"$out" 2>&1
+    rc=$?
+    [ $rc -eq 1 ] || fail "exit code $rc, expected 1"
+    expect_line "^0 verified, 0 failed, 1 skipped$"
+    expect_line "1 rule could not be checked \\(SKIP above\\); pass --allow-skip to accept that"
+    "$rewrite" verify "$data" --filter relu_of --allow-skip >"$out" 2>&1
     rc=$?
     [ $rc -eq 0 ] || fail "exit code $rc, expected 0"
     expect_line "^0 verified, 0 failed, 1 skipped$"

@@ -116,3 +116,16 @@ TEST_CASE("the seed changes the random values but not the verdicts", "[ruletest]
   REQUIRE(wb != nullptr);
   CHECK(wa->f32()[0] != wb->f32()[0]);
 }
+
+TEST_CASE("a rewrite that changes an output's dtype fails its test, without the runtime",
+          "[ruletest][runner]") {
+  Run run = run_file("tests/ruletest/data/output_type_change.rules");
+  INFO(run.report);
+  REQUIRE(run.outcomes.size() == 2);
+  CHECK(run.get("mul_one_on_float").passed);
+  const ruletest::TestOutcome& int64 = run.get("mul_one_on_int64");
+  CHECK_FALSE(int64.passed);
+  REQUIRE(int64.failures.size() == 1);
+  CHECK(int64.failures[0].detail ==
+        "the rewrite changed the graph's outputs: output 0 was float32[4], is int64[4]");
+}

@@ -1,6 +1,9 @@
 // Unary elementwise ops vs the reference, on plain inputs and on blocked ones (after a conv).
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <limits>
+
 #include "tests/runtime/runtime_testing.h"
 
 using namespace graft;
@@ -86,5 +89,37 @@ TEST_CASE("softplus runs on oneDNN's soft_relu unless its threshold shows", "[ru
       if (s.op == "softplus") found = s.impl.find(c.impl) != std::string::npos;
     }
     CHECK(found);
+  }
+}
+
+TEST_CASE("exp and rsqrt give torch's results at NaN and the infinities", "[runtime][eltwise]") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> x = {nan, inf, -inf, 0.0f, -0.0f, 4.0f};
+  // torch 1.13: torch.exp(torch.tensor([nan, inf, -inf, 0., -0., 4.])) and torch.rsqrt(...)
+  const std::vector<std::pair<const char*, std::vector<float>>> cases = {
+      {"exp", {nan, inf, 0.0f, 1.0f, 1.0f, std::exp(4.0f)}},
+      {"rsqrt", {nan, 0.0f, nan, inf, -inf, 0.5f}},
+  };
+  for (const auto& [op, want] : cases) {
+    GraphBuilder b;
+    Node* in_x = b.input("x", {6});
+    b.output({b.call(op, {in(in_x)})});
+    DiagnosticEngine diags;
+    std::unique_ptr<runtime::Executable> exe = runtime::compile(b.graph(), {}, diags);
+    REQUIRE(exe != nullptr);
+    std::optional<std::vector<eval::Tensor>> out =
+        exe->run({eval::Tensor::from_floats({6}, x)}, diags);
+    REQUIRE(out.has_value());
+    for (size_t i = 0; i < x.size(); ++i) {
+      INFO(op << "(" << x[i] << ")");
+      float got = (*out)[0].f32()[i];
+      if (std::isnan(want[i])) {
+        CHECK(std::isnan(got));
+      } else {
+        CHECK(got == Approx(want[i]).epsilon(1e-6));
+        CHECK(std::signbit(got) == std::signbit(want[i]));
+      }
+    }
   }
 }

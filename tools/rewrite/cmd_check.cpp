@@ -29,11 +29,12 @@ Handler setup_check(CLI::App& sub) {
     SourceManager sources;
     DiagnosticEngine diags(&sources);
     std::optional<dsl::RuleFileSet> rules = dsl::load_rule_files(*paths, sources, diags, *options);
-    // Lowering reports what checks but cannot run (a multi-output pattern without a join).
+    // Lowering reports what checks but cannot run (a multi-output pattern without a join), so
+    // check lowers too: a file it accepts is one `rewrite --rules` and `verify` accept.
     std::optional<RuleSet> lowered;
-    if (rules && *dump) lowered = dsl::lower(*rules, sources, diags);
+    if (rules) lowered = dsl::lower(*rules, sources, diags);
     diags.render(std::cerr);
-    if (!rules || (*dump && !lowered)) {
+    if (!rules || !lowered) {
       fmt::print(stderr, "{} error{} found\n", diags.error_count(),
                  diags.error_count() == 1 ? "" : "s");
       return kExitInputRejected;

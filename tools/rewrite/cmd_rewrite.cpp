@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -14,10 +15,12 @@
 #include "engine/ir/verifier.h"
 #include "engine/rewrite/rewriter.h"
 #include "engine/support/atomic_file.h"
+#include "engine/support/edit_distance.h"
 #include "engine/support/terminal_text.h"
 #include "eval/constant_folder.h"
 #include "tools/rewrite/commands.h"
 #include "tools/rewrite/model_util.h"
+#include "tools/rewrite/rule_selection.h"
 
 namespace graft::cli {
 namespace {
@@ -33,6 +36,9 @@ struct RewriteFlags {
   std::string explain;
   std::string dot_before;
   std::string dot_after;
+  std::vector<std::string> only;
+  std::vector<std::string> disable;
+  std::string print_after;  // a phase name, or "all"
   PathPolicy paths;
 };
 
@@ -111,9 +117,22 @@ int rewrite_model(const RewriteFlags& flags) {
     rule_diags.render(std::cerr);
     if (!rules) return kExitInputRejected;
   }
+  if (!rules) rules.emplace();
+  if (std::string error; !select_rules(*rules, flags.only, flags.disable, &error)) {
+    std::cerr << "rewrite: error: " << escape_for_terminal(error) << "\n";
+    return kExitUsage;
+  }
+  if (!flags.print_after.empty() && flags.print_after != "all" &&
+      std::none_of(rules->phases.begin(), rules->phases.end(),
+                   [&](const Phase& p) { return p.name == flags.print_after; })) {
+    std::vector<std::string> phases;
+    for (const Phase& p : rules->phases) phases.push_back(p.name);
+    std::cerr << "rewrite: error: --print-after: no phase '" << escape_for_terminal(flags.print_after)
+              << "'" << did_you_mean(flags.print_after, phases) << " (or give 'all')\n";
+    return kExitUsage;
+  }
   std::optional<Model> model = load_verified_model(flags.model, flags.paths);
   if (!model) return kExitInputRejected;
-  if (!rules) rules.emplace();
   CompiledRules compiled(*rules);
 
   if (!flags.explain.empty()) {
@@ -144,6 +163,13 @@ int rewrite_model(const RewriteFlags& flags) {
   options.fold = eval::reference_constant_folder();
   options.verify_each_phase = flags.verify_each;
   options.time_rules = flags.stats;
+  if (!flags.print_after.empty()) {
+    options.after_phase = [&](const Phase& phase, const Graph& graph) {
+      if (flags.print_after != "all" && flags.print_after != phase.name) return;
+      std::cout << "# after phase " << escape_for_terminal(phase.name) << "\n"
+                << escape_lines_for_terminal(format_graph_table(graph)) << std::flush;
+    };
+  }
   // The rules' text stays loaded in `sources`: the driver's errors about a rule show its line.
   DiagnosticEngine diags(&sources);
   RewriteResult result = rewrite_graph(*model->graph, compiled, options, diags);
@@ -189,6 +215,13 @@ Handler setup_rewrite(CLI::App& app) {
   app.add_flag("--verify-each", flags->verify_each, "run the graph verifier after every phase");
   app.add_option("--explain", flags->explain,
                  "RULE@NODE: why RULE does or does not rewrite at NODE; writes nothing");
+  app.add_option("--only", flags->only, "run only this rule (repeatable)")->option_text("RULE")
+      ->allow_extra_args(false);
+  app.add_option("--disable", flags->disable, "do not run this rule (repeatable)")
+      ->option_text("RULE")->allow_extra_args(false);
+  app.add_option("--print-after", flags->print_after,
+                 "print the graph after phase PHASE, or after every phase ('all')")
+      ->option_text("PHASE|all");
   app.add_option("--dot", flags->dot_before, "write the graph before rewriting as Graphviz DOT");
   app.add_option("--dot-after", flags->dot_after,
                  "write the rewritten graph as DOT, created nodes highlighted");

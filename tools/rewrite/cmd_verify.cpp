@@ -2,7 +2,8 @@
 // [--rtol R] [--atol A]`: checks every rule of each named file (not of its imports) without
 // hand-written tests, on graphs synthesised from its pattern, and reports like a test runner:
 // PASS, FAIL with a counterexample, or SKIP with the reason no graph could be checked, then
-// "N verified, N failed, N skipped". Exits 1 when a rule fails or a file does not check.
+// "N verified, N failed, N skipped". Exits 1 when a rule fails, a rule is skipped (unless
+// --allow-skip) or a file does not check.
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -21,6 +22,7 @@ struct VerifyFlags {
   std::vector<std::string> paths;
   std::string filter;
   bool verbose = false;
+  bool allow_skip = false;
   ruletest::VerifyOptions options;
 };
 
@@ -66,6 +68,12 @@ int run_verify(const VerifyFlags& flags) {
   }
   std::cout << counts.verified << " verified, " << counts.failed << " failed, " << counts.skipped
             << " skipped\n";
+  // A skipped rule was not checked at all: it must not pass for a verified one unnoticed.
+  if (counts.skipped > 0 && !flags.allow_skip) {
+    std::cerr << "rewrite: error: " << counts.skipped << " rule" << (counts.skipped == 1 ? "" : "s")
+              << " could not be checked (SKIP above); pass --allow-skip to accept that\n";
+    return kExitInputRejected;
+  }
   return counts.failed == 0 && all_checked ? kExitOk : kExitInputRejected;
 }
 
@@ -78,10 +86,12 @@ Handler setup_verify(CLI::App& sub) {
       ->option_text("SUBSTR");
   sub.add_flag("-v,--verbose", flags->verbose,
                "say why each graph that was not checked was not (not instantiated, not matched)");
+  sub.add_flag("--allow-skip", flags->allow_skip,
+               "exit 0 although some rules could not be checked (skipped)");
   sub.add_option("--seed", flags->options.seed, "base seed of params and inputs (default 0)");
   sub.add_option("--graphs", flags->options.graphs, "graphs to synthesise per rule (default 8)")
       ->check(CLI::Range(1, 32));
-  sub.add_option("--trials", flags->options.trials, "random inputs per graph (default 2)")
+  sub.add_option("--trials", flags->options.trials, "random inputs per graph, in [-1, 1), [-8, 8), [-64, 64) in turn (default 3)")
       ->check(CLI::Range(1, 100));
   sub.add_option("--rtol", flags->options.rtol, "relative tolerance (default 1e-4)");
   sub.add_option("--atol", flags->options.atol, "absolute tolerance (default 1e-5)");

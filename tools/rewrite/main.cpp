@@ -13,6 +13,7 @@
 #include "eval/allocation.h"
 #include "runtime/executable.h"
 #include "tools/rewrite/commands.h"
+#include "tools/rewrite/usage_hints.h"
 
 namespace {
 
@@ -24,7 +25,7 @@ int run(int argc, char** argv) {
   app.require_subcommand(0, 1);
   // CLI11's messages quote the arguments they reject.
   app.failure_message([](const CLI::App* a, const CLI::Error& e) {
-    return graft::escape_lines_for_terminal(CLI::FailureMessage::simple(a, e));
+    return graft::escape_lines_for_terminal(CLI::FailureMessage::simple(a, e)) + usage_hints(*a);
   });
   Handler main_job = setup_rewrite(app);
   std::map<CLI::App*, Handler> handlers;

@@ -265,6 +265,23 @@ TEST_CASE("verifier reports a use before its definition", "[engine][graph]") {
         std::string::npos);
 }
 
+TEST_CASE("verifier reports a typed node whose op rejects its inputs", "[engine][graph]") {
+  // A node typed once (as a rewrite's replacement is) whose operand then changed shape: the
+  // recorded type cannot be checked against an inference that fails, and the graph is wrong.
+  Graph g;
+  Node* x = g.add_placeholder("x", f32({2, 3}));
+  Node* y = g.add_placeholder("y", f32({2, 3}));
+  Node* z = g.add_placeholder("z", f32({4, 5}));
+  Node* sum = call(g, "add", {Input::of(x), Input::of(y)}, "sum");
+  sum->meta().set_type(f32({2, 3}));
+  g.set_output({Input::of(sum)});
+  CHECK(lint(g));
+  g.replace_input(sum, 1, Input::of(z));
+  DiagnosticEngine diags;
+  CHECK_FALSE(verify_graph(g, diags));
+  CHECK_THAT(diags.render(), Catch::Contains("node 'sum': add rejects its inputs"));
+}
+
 TEST_CASE("unnamed nodes are invisible to find until renamed, and take a dead node's name",
           "[engine][graph]") {
   Graph g;
