@@ -271,6 +271,8 @@ PROPOSED_RUNS = {
     "shufflenet": ("torchvision:shufflenet_v2_x0_5", []),
     # batch 1: the symbolic batch is traced at 2 and 3, and must compute batch 1 right
     "attention": (("capture_models.py", "self_attention"), []),
+    # the causal mask's masked_fill(..., -inf), written as "-inf"
+    "nanogpt": (("nanogpt.py", "make_gpt"), []),
 }
 
 
@@ -296,6 +298,16 @@ def check_proposed_run(c, key):
     print("\n".join(lines))
     if not ok:
         fail("the exported graph computes something else than the model")
+    return out
+
+
+def case_nonfinite_fill(c):
+    """nanoGPT's causal mask fills -inf: the exporter writes it as the string "-inf"
+    (docs/model-format.md), and the graph still computes the model."""
+    out = check_proposed_run(c, "nanogpt")
+    fills = [n for n in nodes(out) if n.get("target") == "masked_fill"]
+    if not fills or any(n.get("kwargs", {}).get("value") != "-inf" for n in fills):
+        fail("expected masked_fill nodes filling \"-inf\", got %r" % fills)
 
 
 def case_class_token_batch(c):
@@ -330,6 +342,7 @@ CASES = {
     "unsupported-op-source-line": case_unsupported_op_source_line,
     "torchvision-frame": case_torchvision_frame,
     "class-token-batch": case_class_token_batch,
+    "nonfinite-fill": case_nonfinite_fill,
 }
 for _key in MISSING:
     CASES["missing-ops-" + _key] = (lambda key: lambda c: check_missing(c, key))(_key)
