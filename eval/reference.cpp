@@ -257,6 +257,13 @@ Kernel kernel_of(OpFamily family) {
     case OpFamily::kIdentity:
     case OpFamily::kDropout: return copy;
     case OpFamily::kPermute: return permute;
+    case OpFamily::kCompare: return compare;
+    case OpFamily::kLogical: return logical;
+    case OpFamily::kWhere: return where;
+    case OpFamily::kFullLike: return full_like;
+    case OpFamily::kCast: return cast;
+    case OpFamily::kCumsum: return cumsum;
+    case OpFamily::kArgReduce: return arg_reduce;
   }
   return nullptr;
 }

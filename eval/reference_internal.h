@@ -1,5 +1,6 @@
 // Shared pieces of the reference kernels (reference.cpp: elementwise and data movement;
-// reference_nn.cpp: convolution, pooling, normalization, matrix products, reductions).
+// reference_nn.cpp: convolution, pooling, normalization, matrix products, reductions;
+// reference_logic.cpp and reference_scan.cpp: comparisons, selections, casts and scans).
 #pragma once
 
 #include <optional>
@@ -43,6 +44,13 @@ T max_propagating_nan(T a, T b) {
   return b > a || b != b ? b : a;
 }
 
+/// The smaller of `a` and `b`, NaN if either is (amin), as max_propagating_nan.
+template <typename T>
+T min_propagating_nan(T a, T b) {
+  if (a != a) return a;
+  return b < a || b != b ? b : a;
+}
+
 /// Row-major strides of `shape`.
 std::vector<int64_t> strides_of(const Shape& shape);
 /// Applies the named activation (the fused ops' vocabulary) to one value.
@@ -61,5 +69,16 @@ bool adaptive_pool2d(const Call& call, Tensor& out);
 bool reduce(const Call& call, Tensor& out);
 bool softmax(const Call& call, Tensor& out);
 bool cat(const Call& call, Tensor& out);
+
+// reference_logic.cpp: comparisons, logical ops, where and masked_fill, full_like, to
+bool compare(const Call& call, Tensor& out);
+bool logical(const Call& call, Tensor& out);
+bool where(const Call& call, Tensor& out);
+bool full_like(const Call& call, Tensor& out);
+bool cast(const Call& call, Tensor& out);
+
+// reference_scan.cpp: cumsum, argmax and argmin
+bool cumsum(const Call& call, Tensor& out);
+bool arg_reduce(const Call& call, Tensor& out);
 
 }  // namespace graft::eval::ref

@@ -30,6 +30,15 @@ KernelBuilder find_kernel(const OpSchema& op) {
     case OpFamily::kPermute: return build_permute;
     case OpFamily::kIdentity:
     case OpFamily::kDropout: return build_alias;
+    // Exact graft loops (the reference kernels): oneDNN 2.6 has no select, cast to bool, scan
+    // or arg-reduction, and its comparisons give u8 only over its own dtypes.
+    case OpFamily::kCompare:
+    case OpFamily::kLogical:
+    case OpFamily::kWhere:
+    case OpFamily::kFullLike:
+    case OpFamily::kCast:
+    case OpFamily::kCumsum:
+    case OpFamily::kArgReduce: return build_fallback;
   }
   return nullptr;
 }

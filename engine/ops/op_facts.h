@@ -29,6 +29,14 @@ enum class OpFamily : uint8_t {
   kPermute,   // permute, transpose
   kIdentity,  // contiguous, clone
   kDropout,   // the identity when not training
+  // comparison, selection and dtypes; any dtype in, exact
+  kCompare,    // eq, ne, lt, le, gt, ge: compared in the promoted dtype, bool out
+  kLogical,    // logical_not, logical_and, logical_or: nonzero is true, bool out
+  kWhere,      // where(condition, input, other); masked_fill(input, mask, value)
+  kFullLike,   // the input's shape filled with one value
+  kCast,       // to: each element converted to another dtype
+  kCumsum,     // running sum along a dim
+  kArgReduce,  // argmax, argmin: int64 indices
 };
 
 // clang-format off
