@@ -76,7 +76,8 @@ ConstantFolder reference_constant_folder(FoldPath path) {
       *error = "no reference kernel for '" + node.target() + "'";
       return std::nullopt;
     }
-    // Views where the bytes are float-aligned; copies otherwise (safetensors data need not be).
+    // Views where the bytes are aligned for their dtype; copies otherwise (safetensors data
+    // need not be).
     std::vector<Tensor> tensors(operands.size());
     std::vector<RefOperand> refs(operands.size());
     for (size_t i = 0; i < operands.size(); ++i) {
@@ -84,28 +85,21 @@ ConstantFolder reference_constant_folder(FoldPath path) {
       if (in.is_scalar()) {
         refs[i].scalar = in.scalar.value;
       } else if (operands[i] != nullptr) {
-        if (operands[i]->dtype() != DType::kFloat32) {
-          *error = std::string("folding ") + dtype_name(operands[i]->dtype()) +
-                   " constants is not implemented (float32 only)";
-          return std::nullopt;
-        }
+        const DType dtype = operands[i]->dtype();
         const std::byte* data = operands[i]->data;
-        if (reinterpret_cast<uintptr_t>(data) % alignof(float) == 0) {
+        if (reinterpret_cast<uintptr_t>(data) % dtype_size(dtype) == 0) {
           // The kernels only read their operands: the const_cast never leads to a write.
-          tensors[i] =
-              Tensor::borrow(DType::kFloat32, operands[i]->shape(), const_cast<std::byte*>(data));
+          tensors[i] = Tensor::borrow(dtype, operands[i]->shape(), const_cast<std::byte*>(data));
         } else {
-          tensors[i] = Tensor::zeros(DType::kFloat32, operands[i]->shape());
+          tensors[i] = Tensor::zeros(dtype, operands[i]->shape());
           if (operands[i]->nbytes > 0) std::memcpy(tensors[i].data(), data, operands[i]->nbytes);
         }
         refs[i].tensor = &tensors[i];
       }
     }
-    if (node.type()->dtype != DType::kFloat32) {
-      *error = std::string("folding to ") + dtype_name(node.type()->dtype) + " is not implemented";
-      return std::nullopt;
-    }
-    Tensor out = Tensor::zeros(DType::kFloat32, node.type()->shape);
+    // The reference refuses dtypes its kernel does not compute in (float32 arithmetic on
+    // int64 constants): those stay unfolded.
+    Tensor out = Tensor::zeros(node.type()->dtype, node.type()->shape);
     if (!reference_op(node, refs, out, error)) return std::nullopt;
     // The result keeps the kernel's buffer: no copy.
     ConstantTensor result;

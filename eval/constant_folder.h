@@ -14,7 +14,8 @@ enum class FoldPath {
   kGenericOnly,      // every op through the reference kernels' dispatch
 };
 
-/// Folds float32 ops with the reference kernels; other dtypes are reported as not supported.
+/// Folds ops with the reference kernels: data movement of any dtype (exactly: int64 index
+/// tensors too), arithmetic on float32; other cases are reported as not supported.
 ConstantFolder reference_constant_folder(FoldPath path = FoldPath::kFastElementwise);
 
 }  // namespace graft::eval

@@ -37,6 +37,7 @@ struct NpyHeader {
   Shape shape;
   std::string descr;
   size_t item = 4;  // bytes per element in the file
+  DType dtype = DType::kFloat32;  // the tensor's (float64 is narrowed to float32)
   uint64_t data_start = 0;
 };
 
@@ -107,9 +108,15 @@ std::optional<NpyHeader> read_header(const NpySource& source, const std::string&
     out.item = 4;
   } else if (fields.descr == "<f8") {
     out.item = 8;
+  } else if (fields.descr == "<i8") {
+    out.item = 8;
+    out.dtype = DType::kInt64;
+  } else if (fields.descr == "|b1") {
+    out.item = 1;
+    out.dtype = DType::kBool;
   } else {
     fail(diags, name, "unsupported dtype " + escape_for_terminal(out.descr) +
-                          " (expected '<f4' float32 or '<f8' float64)");
+                          " (expected '<f4' float32, '<f8' float64, '<i8' int64 or '|b1' bool)");
     return std::nullopt;
   }
   return out;
@@ -121,7 +128,7 @@ std::optional<Tensor> read_npy_from(const NpySource& source, const std::string& 
   std::optional<NpyHeader> header = read_header(source, name, diags);
   if (!header) return std::nullopt;
   // The shape is checked before anything is allocated: a 100-byte file may declare any size.
-  const TensorType type{DType::kFloat32, header->shape};
+  const TensorType type{header->dtype, header->shape};
   if (!within_size_limit(type)) {
     fail(diags, name, size_limit_message(type));
     return std::nullopt;
@@ -134,10 +141,10 @@ std::optional<Tensor> read_npy_from(const NpySource& source, const std::string& 
                           std::to_string(want));
     return std::nullopt;
   }
-  Tensor t = Tensor::zeros(DType::kFloat32, header->shape);
+  Tensor t = Tensor::zeros(header->dtype, header->shape);
   std::string error;
   bool ok = true;
-  if (header->item == 4) {
+  if (header->item == dtype_size(header->dtype)) {
     ok = source.read(header->data_start, t.data(), static_cast<size_t>(want), &error);
   } else {
     // float64 is narrowed a block at a time, so the file's bytes are never held whole.
@@ -154,6 +161,10 @@ std::optional<Tensor> read_npy_from(const NpySource& source, const std::string& 
   if (!ok) {
     fail(diags, name, error);
     return std::nullopt;
+  }
+  if (t.dtype() == DType::kBool) {
+    // numpy writes 0 and 1; any other byte is true, as numpy reads it.
+    for (int64_t i = 0; i < t.numel(); ++i) t.b8()[i] = t.b8()[i] != 0 ? 1 : 0;
   }
   return t;
 }
@@ -216,7 +227,11 @@ std::string npy_bytes(const Tensor& tensor) {
     shape += (i ? ", " : "") + std::to_string(tensor.shape()[i]);
   }
   shape += tensor.shape().size() == 1 ? ",)" : ")";
-  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
+  const char* descr = tensor.dtype() == DType::kInt64  ? "<i8"
+                      : tensor.dtype() == DType::kBool ? "|b1"
+                                                       : "<f4";
+  std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': " +
+                       shape + ", }";
   // Pad so that magic + version + length + header is a multiple of 64 and ends in '\n'.
   size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');

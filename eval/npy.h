@@ -1,5 +1,6 @@
 // NumPy .npy / .npz files for `rewrite run`: reading model inputs, writing outputs. Only what
-// graft's tensors need: little-endian float32 (float64 is read and narrowed), C order.
+// graft's tensors need: little-endian float32 (float64 is read and narrowed), int64 ('<i8')
+// and bool ('|b1'), C order.
 // Reading validates the magic, version, header dict, dtype, order and size, and reports each
 // problem located in the file; writing is atomic (engine/support/atomic_file.h).
 #pragma once
@@ -23,7 +24,7 @@ namespace graft::eval {
 /// Reads and parses `path`.
 [[nodiscard]] std::optional<Tensor> read_npy(const std::string& path, DiagnosticEngine& diags);
 
-/// The .npy (version 1.0) bytes of a float32 tensor.
+/// The .npy (version 1.0) bytes of a float32, int64 or bool tensor.
 std::string npy_bytes(const Tensor& tensor);
 /// The .npz bytes (an uncompressed zip of "<name>.npy" entries, as numpy.savez writes).
 /// Returns nullopt and sets `error` if the archive would need zip64 (over 4 GB).

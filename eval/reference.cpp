@@ -1,6 +1,7 @@
 // Reference kernels, part 1: the dispatch by op family, elementwise ops (unary, binary with torch
-// broadcasting), data movement (views, permute, identity) and the graph interpreter.
-// Everything is a plain loop over row-major float32 data; clarity over speed.
+// broadcasting), the byte-copying views and identities, and the graph interpreter.
+// Everything is a plain loop over row-major data; clarity over speed. Kernels that only move
+// elements take any dtype; the others compute in float32.
 #include "eval/reference.h"
 
 #include <algorithm>
@@ -195,43 +196,13 @@ bool binary(const Call& call, Tensor& out) {
 /// flatten, reshape, squeeze, unsqueeze, dropout, contiguous, clone: the bytes are unchanged.
 bool copy(const Call& call, Tensor& out) {
   const Tensor* x = call.tensor(0);
-  if (!x || x->numel() != out.numel()) return call.fail("input and result sizes differ");
+  if (!x || x->nbytes() != out.nbytes()) return call.fail("input and result sizes differ");
   if (call.node.schema()->family == OpFamily::kDropout) {
     auto training = call.bool_attr("training");
     if (!training) return false;
     if (*training) return call.fail("dropout in training mode is random");
   }
   if (out.nbytes() > 0) std::memcpy(out.data(), x->data(), out.nbytes());
-  return true;
-}
-
-bool permute(const Call& call, Tensor& out) {
-  const Tensor* x = call.tensor(0);
-  if (!x) return call.fail("input must be a tensor");
-  const auto rank = static_cast<int64_t>(x->shape().size());
-  std::vector<int64_t> perm(static_cast<size_t>(rank));
-  for (int64_t i = 0; i < rank; ++i) perm[static_cast<size_t>(i)] = i;
-  auto norm = [&](int64_t d) { return d < 0 ? d + rank : d; };
-  if (call.node.target() == "permute") {
-    auto dims = call.ints_attr("dims");
-    if (!dims) return false;
-    for (size_t i = 0; i < perm.size() && i < dims->size(); ++i) perm[i] = norm((*dims)[i]);
-  } else {
-    auto d0 = call.int_attr("dim0");
-    auto d1 = call.int_attr("dim1");
-    if (!d0 || !d1) return false;
-    std::swap(perm[static_cast<size_t>(norm(*d0))], perm[static_cast<size_t>(norm(*d1))]);
-  }
-  std::vector<int64_t> in_strides = strides_of(x->shape());
-  std::vector<int64_t> out_strides = strides_of(out.shape());
-  for (int64_t i = 0; i < out.numel(); ++i) {
-    int64_t offset = 0;
-    for (size_t d = 0; d < perm.size(); ++d) {
-      int64_t index = i / out_strides[d] % out.shape()[d];
-      offset += index * in_strides[static_cast<size_t>(perm[d])];
-    }
-    out.f32()[i] = x->f32()[offset];
-  }
   return true;
 }
 
@@ -269,7 +240,41 @@ Kernel kernel_of(OpFamily family) {
 }
 
 }  // namespace
+
 }  // namespace ref
+
+bool reference_moves_any_dtype(OpFamily family) {
+  switch (family) {
+    case OpFamily::kView:
+    case OpFamily::kIdentity:
+    case OpFamily::kDropout:
+    case OpFamily::kPermute:
+    case OpFamily::kCat:
+    // Not movements, but exact on float32, int64 and bool; they refuse other dtypes themselves.
+    case OpFamily::kCompare:
+    case OpFamily::kLogical:
+    case OpFamily::kWhere:
+    case OpFamily::kFullLike:
+    case OpFamily::kCast:
+    case OpFamily::kCumsum:
+    case OpFamily::kArgReduce: return true;
+    case OpFamily::kNone:
+    case OpFamily::kConv2d:
+    case OpFamily::kConv2dPost:
+    case OpFamily::kLinear:
+    case OpFamily::kLinearPost:
+    case OpFamily::kMatmul:
+    case OpFamily::kBatchNorm:
+    case OpFamily::kLayerNorm:
+    case OpFamily::kSoftmax:
+    case OpFamily::kUnary:
+    case OpFamily::kBinary:
+    case OpFamily::kPool2d:
+    case OpFamily::kAdaptivePool2d:
+    case OpFamily::kReduce: return false;
+  }
+  return false;
+}
 
 bool has_reference(const OpSchema& op) { return ref::kernel_of(op.family) != nullptr; }
 
@@ -280,13 +285,12 @@ bool reference_op(const Node& node, const std::vector<RefOperand>& operands, Ten
     *error = "no reference kernel for op '" + node.target() + "'";
     return false;
   }
-  if (out.dtype() != DType::kFloat32) {
-    *error = "reference kernels compute float32 only";
-    return false;
-  }
-  for (const RefOperand& o : operands) {
-    if (o.tensor && o.tensor->dtype() != DType::kFloat32) {
-      *error = "reference kernels compute float32 only";
+  if (!reference_moves_any_dtype(node.schema()->family)) {
+    auto float32 = [](DType d) { return d == DType::kFloat32; };
+    bool ok = float32(out.dtype());
+    for (const RefOperand& o : operands) ok = ok && (!o.tensor || float32(o.tensor->dtype()));
+    if (!ok) {
+      *error = "the reference kernel of '" + node.target() + "' computes float32 only";
       return false;
     }
   }

@@ -1,6 +1,6 @@
 // Reference kernels: slow, obviously-correct plain loops for every op the runtime runs, on
-// dense row-major float32 tensors, following torch's semantics (broadcasting, ceil_mode,
-// count_include_pad, matmul's 1-d promotions, …). They are the oracle the oneDNN path is
+// dense row-major tensors (float32; any dtype for data movement), following torch's semantics
+// (broadcasting, ceil_mode, count_include_pad, matmul's 1-d promotions, …). They are the oracle the oneDNN path is
 // tested against, and the runtime's fallback for the few cases oneDNN has no primitive for.
 #pragma once
 
@@ -23,6 +23,11 @@ struct RefOperand {
 
 /// True if the reference implements op `op`: its family has a reference kernel.
 bool has_reference(const OpSchema& op);
+
+/// True if the reference kernels of `family` take operands and results of any dtype (float32,
+/// int64, bool): those that only move elements, and the comparison, selection and dtype ops,
+/// which check their dtypes themselves; the others compute in float32.
+bool reference_moves_any_dtype(OpFamily family);
 
 /// Computes call_function node `node` on `operands` (one per node input) into `out`, which
 /// has the node's concrete type. Returns false and sets `error` for an unsupported op or case.

@@ -1,10 +1,13 @@
-// Shared pieces of the reference kernels (reference.cpp: elementwise and data movement;
+// Shared pieces of the reference kernels (reference.cpp: elementwise, views and dispatch;
 // reference_nn.cpp: convolution, pooling, normalization, matrix products, reductions;
-// reference_logic.cpp and reference_scan.cpp: comparisons, selections, casts and scans).
+// reference_movement.cpp: data movement on any dtype; reference_logic.cpp and
+// reference_scan.cpp: comparisons, selections, casts and scans).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "eval/reference.h"
@@ -51,6 +54,25 @@ T min_propagating_nan(T a, T b) {
   return b < a || b != b ? b : a;
 }
 
+/// Calls `f` with a null pointer to the unsigned integer type of `dtype`'s element size: the
+/// data-movement kernels copy elements as such words, whatever they hold.
+template <typename F>
+void with_element_type(DType dtype, F&& f) {
+  switch (dtype_size(dtype)) {
+    case 1: f(static_cast<uint8_t*>(nullptr)); return;
+    case 2: f(static_cast<uint16_t*>(nullptr)); return;
+    case 4: f(static_cast<uint32_t*>(nullptr)); return;
+    default: f(static_cast<uint64_t*>(nullptr)); return;
+  }
+}
+
+/// out[i_0, …, i_k] = in[base + i_0 * strides[0] + … + i_k * strides[k]] for every output
+/// element: the walk of every op that reads its input through an affine view (permute,
+/// transpose, slice, select, expand, flip). Strides may be 0 or negative; `in` and `out` have
+/// the same dtype.
+void strided_copy(const Tensor& in, int64_t base, const std::vector<int64_t>& strides,
+                  Tensor& out);
+
 /// Row-major strides of `shape`.
 std::vector<int64_t> strides_of(const Shape& shape);
 /// Applies the named activation (the fused ops' vocabulary) to one value.
@@ -68,6 +90,9 @@ bool pool2d(const Call& call, Tensor& out);
 bool adaptive_pool2d(const Call& call, Tensor& out);
 bool reduce(const Call& call, Tensor& out);
 bool softmax(const Call& call, Tensor& out);
+
+// reference_movement.cpp
+bool permute(const Call& call, Tensor& out);
 bool cat(const Call& call, Tensor& out);
 
 // reference_logic.cpp: comparisons, logical ops, where and masked_fill, full_like, to

@@ -1,5 +1,5 @@
 // Reference kernels, part 2: convolution, matrix products, normalization, pooling, reductions,
-// softmax and cat, as direct loops with double accumulation. Each follows torch's definition
+// and softmax, as direct loops with double accumulation. Each follows torch's definition
 // (the formulas are those of the torch.nn.functional docs); output shapes come from shape
 // inference, so these loops only compute values.
 #include <cmath>
@@ -355,30 +355,6 @@ bool softmax(const Call& call, Tensor& out) {
         out.f32()[at(j)] = static_cast<float>(log ? v - std::log(sum) : std::exp(v) / sum);
       }
     }
-  return true;
-}
-
-bool cat(const Call& call, Tensor& out) {
-  auto dim = call.int_attr("dim");
-  if (!dim) return false;
-  const auto rank = static_cast<int64_t>(out.shape().size());
-  const int64_t axis = *dim < 0 ? *dim + rank : *dim;
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < axis; ++d) outer *= out.shape()[static_cast<size_t>(d)];
-  for (int64_t d = axis + 1; d < rank; ++d) inner *= out.shape()[static_cast<size_t>(d)];
-  const int64_t total = out.shape()[static_cast<size_t>(axis)];
-  int64_t offset = 0;  // position along the axis where the current piece starts
-  for (size_t t = 0; t < call.operands.size(); ++t) {
-    const Tensor* x = call.tensor(t);
-    if (!x) return call.fail("cat needs tensors");
-    int64_t n = x->numel() == 0 ? 0 : x->shape()[static_cast<size_t>(axis)];
-    for (int64_t o = 0; o < outer; ++o)
-      for (int64_t j = 0; j < n; ++j)
-        for (int64_t i = 0; i < inner; ++i) {
-          out.f32()[(o * total + offset + j) * inner + i] = x->f32()[(o * n + j) * inner + i];
-        }
-    offset += n;
-  }
   return true;
 }
 

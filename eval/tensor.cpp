@@ -57,6 +57,22 @@ Tensor Tensor::from_floats(Shape shape, const std::vector<float>& values) {
   return t;
 }
 
+Tensor Tensor::from_ints(Shape shape, const std::vector<int64_t>& values) {
+  Tensor t = zeros(DType::kInt64, std::move(shape));
+  GRAFT_CHECK(static_cast<int64_t>(values.size()) == t.numel())
+      << "from_ints: " << values.size() << " values for " << t.numel() << " elements";
+  if (!values.empty()) std::memcpy(t.data_, values.data(), values.size() * sizeof(int64_t));
+  return t;
+}
+
+Tensor Tensor::from_bools(Shape shape, const std::vector<bool>& values) {
+  Tensor t = zeros(DType::kBool, std::move(shape));
+  GRAFT_CHECK(static_cast<int64_t>(values.size()) == t.numel())
+      << "from_bools: " << values.size() << " values for " << t.numel() << " elements";
+  for (size_t i = 0; i < values.size(); ++i) t.b8()[i] = values[i] ? 1 : 0;
+  return t;
+}
+
 Tensor Tensor::borrow(DType dtype, Shape shape, void* data) {
   Tensor t;
   t.dtype_ = dtype;
@@ -74,6 +90,42 @@ Tensor Tensor::random(Shape shape, uint64_t seed, float lo, float hi) {
   return t;
 }
 
+Tensor Tensor::random_ints(Shape shape, uint64_t seed, int64_t lo, int64_t hi) {
+  GRAFT_CHECK(lo < hi) << "random_ints: empty range";
+  Tensor t = zeros(DType::kInt64, std::move(shape));
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int64_t> dist(lo, hi - 1);
+  for (int64_t i = 0; i < t.numel(); ++i) t.i64()[i] = dist(rng);
+  return t;
+}
+
+Tensor Tensor::random_of(DType dtype, Shape shape, uint64_t seed, int64_t int_bound) {
+  if (dtype == DType::kInt64) return random_ints(std::move(shape), seed, 0, std::max<int64_t>(int_bound, 1));
+  if (dtype == DType::kBool) {
+    Tensor ints = random_ints(shape, seed, 0, 2);
+    Tensor t = zeros(DType::kBool, std::move(shape));
+    for (int64_t i = 0; i < t.numel(); ++i) t.b8()[i] = static_cast<uint8_t>(ints.i64()[i]);
+    return t;
+  }
+  return random(std::move(shape), seed);
+}
+
+double Tensor::value_at(int64_t i) const {
+  switch (dtype_) {
+    case DType::kFloat32: return f32()[i];
+    case DType::kFloat64: return static_cast<const double*>(data_)[i];
+    case DType::kInt64: return static_cast<double>(i64()[i]);
+    case DType::kInt32: return static_cast<const int32_t*>(data_)[i];
+    case DType::kInt16: return static_cast<const int16_t*>(data_)[i];
+    case DType::kInt8: return static_cast<const int8_t*>(data_)[i];
+    case DType::kUInt8: return static_cast<const uint8_t*>(data_)[i];
+    case DType::kBool: return b8()[i] != 0 ? 1.0 : 0.0;
+    case DType::kFloat16:
+    case DType::kBFloat16: break;  // not computed on: no host conversion
+  }
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
 Tensor Tensor::clone() const {
   Tensor t = zeros(dtype_, shape_);
   if (nbytes() > 0) std::memcpy(t.data_, data_, nbytes());
@@ -88,10 +140,12 @@ Tensor Tensor::reshaped(Shape shape) const {
 }
 
 double max_abs_diff(const Tensor& a, const Tensor& b) {
-  if (a.shape() != b.shape()) return std::numeric_limits<double>::infinity();
+  if (a.shape() != b.shape() || a.dtype() != b.dtype()) {
+    return std::numeric_limits<double>::infinity();
+  }
   double worst = 0;
   for (int64_t i = 0; i < a.numel(); ++i) {
-    double d = std::fabs(static_cast<double>(a.f32()[i]) - b.f32()[i]);
+    double d = std::fabs(a.value_at(i) - b.value_at(i));
     if (std::isnan(d)) return d;
     worst = std::max(worst, d);
   }
@@ -105,9 +159,9 @@ bool is_close(double a, double b, double rtol, double atol) {
 }
 
 bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol) {
-  if (a.shape() != b.shape()) return false;
+  if (a.shape() != b.shape() || a.dtype() != b.dtype()) return false;
   for (int64_t i = 0; i < a.numel(); ++i) {
-    if (!is_close(a.f32()[i], b.f32()[i], rtol, atol)) return false;
+    if (!is_close(a.value_at(i), b.value_at(i), rtol, atol)) return false;
   }
   return true;
 }
@@ -115,17 +169,19 @@ bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol) {
 std::string tensor_summary(const Tensor& t) {
   std::ostringstream out;
   out << dtype_name(t.dtype()) << shape_to_string(t.shape());
-  if (t.dtype() != DType::kFloat32) return out.str();
+  if (t.dtype() != DType::kFloat32 && t.dtype() != DType::kInt64 && t.dtype() != DType::kBool) {
+    return out.str();
+  }
   double sum = 0;
   double abs_sum = 0;
   for (int64_t i = 0; i < t.numel(); ++i) {
-    sum += t.f32()[i];
-    abs_sum += std::fabs(t.f32()[i]);
+    sum += t.value_at(i);
+    abs_sum += std::fabs(t.value_at(i));
   }
   out << " sum=" << sum << " abs_sum=" << abs_sum;
   if (t.numel() > 0) out << " mean=" << sum / static_cast<double>(t.numel());
   out << " first=[";
-  for (int64_t i = 0; i < std::min<int64_t>(t.numel(), 4); ++i) out << (i ? ", " : "") << t.f32()[i];
+  for (int64_t i = 0; i < std::min<int64_t>(t.numel(), 4); ++i) out << (i ? ", " : "") << t.value_at(i);
   out << (t.numel() > 4 ? ", …]" : "]");
   return out.str();
 }

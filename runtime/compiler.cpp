@@ -129,17 +129,19 @@ std::optional<Operand> Compiler::operand_of(const Node& node, const Input& input
   }
   if (!input.is_node()) return o;
   const Node& p = *input.node;
-  if (!p.type() || p.type()->dtype != DType::kFloat32) {
+  const OpFamily family = node.schema() ? node.schema()->family : OpFamily::kNone;
+  if (!p.type() || (p.type()->dtype != DType::kFloat32 && !kernel_takes_any_dtype(family))) {
     fail("node '" + node.name() + "' (" + node.target() + "): not implemented in the runtime: " +
          "operand '" + p.name() + "' of dtype " +
-         (p.type() ? dtype_name(p.type()->dtype) : "unknown") + " (only float32 runs)");
+         (p.type() ? dtype_name(p.type()->dtype) : "unknown") + " (this op computes in " +
+         "float32 only)");
     return std::nullopt;
   }
   o.kind = Operand::Kind::kTensor;
   o.type = *p.type();
   if (p.is(NodeKind::kGetAttr)) {
     o.constant = graph_->constant(p);
-    o.md = plain_md(o.type.shape);
+    o.md = plain_md(o.type.shape, o.type.dtype);
   } else {
     o.md = values_[static_cast<size_t>(node_values_[p.id()])].md;
   }
@@ -158,7 +160,7 @@ std::optional<KernelPlan> Compiler::build(KernelBuilder builder, const Node& nod
     if (attempt == 1) {
       if (!options_.blocked_layouts && !any_blocked) break;
       for (Operand& o : operands) {
-        if (o.is_tensor()) o.md = plain_md(o.shape());
+        if (o.is_tensor()) o.md = plain_md(o.shape(), o.type.dtype);
       }
     }
     KernelContext ctx(node, operands, *node.type(), allow, diags_, options_.source_name);
@@ -183,7 +185,7 @@ int Compiler::value_of(const Node& producer) {
   const ConstantTensor* c = graph_->constant(producer);
   runtime_constants_.insert(producer.target());
   Buffer b{Buffer::Kind::kConstant, c->nbytes, -1, const_cast<std::byte*>(c->data)};
-  v = new_value(plain_md(c->shape()), new_buffer(b));
+  v = new_value(plain_md(c->shape(), c->dtype()), new_buffer(b));
   return v;
 }
 
@@ -222,7 +224,7 @@ int Compiler::value_in(int v, const md_t& want, const std::string& consumer) {
     // Other dims (a 2-d view for layer norm or linear): only plain data can be seen with
     // other dims, so go through the plain layout of the value's own dims first.
     GRAFT_CHECK(is_plain(want)) << consumer << ": a non-plain view with other dims";
-    int plain = value_in(v, plain_md(md_shape(have)), consumer);
+    int plain = value_in(v, plain_like(have), consumer);
     if (plain != v) return value_in(plain, want, consumer);
   }
   int result;
@@ -252,9 +254,9 @@ bool Compiler::compile_node(const Node& node) {
   if (builder == nullptr) {
     return fail(prefix + "not implemented in the runtime: no kernel for op '" + node.target() + "'");
   }
-  if (node.type()->dtype != DType::kFloat32) {
+  if (node.type()->dtype != DType::kFloat32 && !kernel_takes_any_dtype(node.schema()->family)) {
     return fail(prefix + "not implemented in the runtime: a result of dtype " +
-                dtype_name(node.type()->dtype) + " (only float32 runs)");
+                dtype_name(node.type()->dtype) + " (this op computes in float32 only)");
   }
   std::vector<Operand> operands;
   for (const Input& input : node.inputs()) {
@@ -444,10 +446,14 @@ std::unique_ptr<Executable> Compiler::run(const Graph& source) {
     }
   }
   for (Node* n : graph.nodes()) {
-    if (live[n->id()] && n->type() && n->type()->rank() > DNNL_MAX_NDIMS) {
-      fail("node '" + n->name() + "': not implemented in the runtime: a tensor of rank " +
+    if (!live[n->id()] || !n->type()) continue;
+    // 8-byte elements take one more dim in oneDNN's descriptors (runtime/dnnl_util.h).
+    const int64_t limit = DNNL_MAX_NDIMS - element_dims(n->type()->dtype);
+    if (n->type()->rank() > limit) {
+      fail("node '" + n->name() + "': not implemented in the runtime: a " +
+           dtype_name(n->type()->dtype) + " tensor of rank " +
            std::to_string(n->type()->rank()) + " (oneDNN handles up to " +
-           std::to_string(DNNL_MAX_NDIMS) + " dims)");
+           std::to_string(limit) + " dims)");
       return nullptr;
     }
   }
@@ -455,12 +461,7 @@ std::unique_ptr<Executable> Compiler::run(const Graph& source) {
     if (n->is(NodeKind::kPlaceholder)) {
       const auto index = static_cast<int>(impl->inputs.size());
       impl->inputs.push_back({n->name(), n->type()->dtype, n->type()->shape});
-      if (n->type()->dtype != DType::kFloat32) {
-        fail("input '" + n->name() + "': not implemented in the runtime: dtype " +
-             dtype_name(n->type()->dtype) + " (only float32 runs)");
-        return nullptr;
-      }
-      md_t md = plain_md(n->type()->shape);
+      md_t md = plain_md(n->type()->shape, n->type()->dtype);
       node_values_[n->id()] =
           new_value(md, new_buffer({Buffer::Kind::kInput, md.get_size(), index, nullptr}));
     } else if (n->is(NodeKind::kCallFunction) && live[n->id()]) {
@@ -477,7 +478,7 @@ std::unique_ptr<Executable> Compiler::run(const Graph& source) {
     const Node& n = *in.node;
     const auto index = static_cast<int>(impl->outputs.size());
     impl->outputs.push_back({n.name(), n.type()->dtype, n.type()->shape});
-    md_t md = plain_md(n.type()->shape);
+    md_t md = plain_md(n.type()->shape, n.type()->dtype);
     int out = new_value(md, new_buffer({Buffer::Kind::kOutput, md.get_size(), index, nullptr}));
     add_reorder(value_of(n), out, n.name() + ".output");
   }

@@ -11,21 +11,57 @@ dnnl::memory::dims to_dims(const Shape& shape) {
   return dnnl::memory::dims(shape.begin(), shape.end());
 }
 
-md_t plain_md(const Shape& shape) {
-  dnnl::memory::dims dims = to_dims(shape);
+namespace {
+
+/// Row-major strides of `dims` (a zero dim counts as 1, as oneDNN wants strides positive).
+dnnl::memory::dims dense_strides(const dnnl::memory::dims& dims) {
   dnnl::memory::dims strides(dims.size(), 1);
   for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i) {
     strides[static_cast<size_t>(i)] =
         strides[static_cast<size_t>(i) + 1] * std::max<int64_t>(dims[static_cast<size_t>(i) + 1], 1);
   }
-  return md_t(dims, dt::f32, strides);
+  return strides;
+}
+
+/// The oneDNN data type that carries `dtype`'s elements (s32 pairs for 8-byte ones).
+dt carrier_type(DType dtype) {
+  switch (dtype_size(dtype)) {
+    case 1: return dtype == DType::kInt8 ? dt::s8 : dt::u8;
+    case 2: return dtype == DType::kBFloat16 ? dt::bf16 : dt::f16;
+    case 4: return dtype == DType::kFloat32 ? dt::f32 : dt::s32;
+    default: return dt::s32;
+  }
+}
+
+}  // namespace
+
+int element_dims(DType dtype) { return dtype_size(dtype) == 8 ? 1 : 0; }
+
+md_t plain_md(const Shape& shape, DType dtype) {
+  dnnl::memory::dims dims = to_dims(shape);
+  if (element_dims(dtype) > 0) dims.push_back(2);
+  return md_t(dims, carrier_type(dtype), dense_strides(dims));
+}
+
+md_t strided_md(dnnl::memory::dims dims, dnnl::memory::dims strides, DType dtype) {
+  if (element_dims(dtype) > 0) {
+    for (auto& s : strides) s *= 2;
+    dims.push_back(2);
+    strides.push_back(1);
+  }
+  return md_t(dims, carrier_type(dtype), strides);
+}
+
+md_t plain_like(const md_t& md) {
+  dnnl::memory::dims dims(md.data.dims, md.data.dims + md.data.ndims);
+  return md_t(dims, md.data_type(), dense_strides(dims));
 }
 
 md_t any_md(const Shape& shape) { return md_t(to_dims(shape), dt::f32, tag::any); }
 
 bool is_plain(const md_t& md) {
   if (md.data.format_kind != dnnl_blocked) return false;
-  return md == plain_md(md_shape(md));
+  return md == plain_like(md);
 }
 
 Shape md_shape(const md_t& md) {

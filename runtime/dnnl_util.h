@@ -17,8 +17,18 @@ using dt = dnnl::memory::data_type;
 using tag = dnnl::memory::format_tag;
 
 dnnl::memory::dims to_dims(const Shape& shape);
-/// The dense row-major float32 descriptor of `shape` (a scalar shape [] becomes [1]).
-md_t plain_md(const Shape& shape);
+/// The dense row-major descriptor of `shape` (a scalar shape [] becomes [1]) for elements of
+/// `dtype`. oneDNN 2.6 has no 8-byte type, so an int64 (or float64) tensor is described as
+/// s32 pairs: its dims plus a trailing dim of 2 (element_dims() says how many dims are
+/// added). Only float32 is computed on by oneDNN; the others are moved (reorders, views).
+md_t plain_md(const Shape& shape, DType dtype = DType::kFloat32);
+/// A descriptor of `dims` with `strides` (in elements of `dtype`), encoded as plain_md does:
+/// a strided view of a tensor for a reorder.
+md_t strided_md(dnnl::memory::dims dims, dnnl::memory::dims strides, DType dtype);
+/// The dims plain_md adds for `dtype`'s encoding: 1 for 8-byte elements, else 0.
+int element_dims(DType dtype);
+/// The dense row-major descriptor with the dims and data type of `md`.
+md_t plain_like(const md_t& md);
 /// A float32 descriptor of `shape` with format_tag::any (the primitive chooses).
 md_t any_md(const Shape& shape);
 /// True if `md` is dense row-major (strides decreasing, no blocking, no padding).

@@ -104,7 +104,8 @@ std::optional<EquivalenceReport> check_equivalence(const Graph& expected, const 
   for (int trial = 0; trial < std::max(1, options.trials); ++trial) {
     std::vector<Tensor> inputs;
     for (size_t i = 0; i < in_before.size(); ++i) {
-      inputs.push_back(Tensor::random(in_before[i].shape, mix(options.seed, trial, i)));
+      inputs.push_back(
+          Tensor::random_of(in_before[i].dtype, in_before[i].shape, mix(options.seed, trial, i)));
     }
     std::optional<std::vector<Tensor>> want = before->run(inputs, diags);
     std::optional<std::vector<Tensor>> got = want ? after->run(inputs, diags) : std::nullopt;

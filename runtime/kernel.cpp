@@ -60,7 +60,7 @@ const Operand& KernelContext::operand(size_t i) const {
 md_t KernelContext::pass_through_md(size_t i) const {
   const Operand& o = operand(i);
   if (allow_blocked_ && !o.md.is_zero()) return o.md;
-  return plain_md(o.shape());
+  return plain_md(o.shape(), o.type.dtype);
 }
 
 bool KernelContext::has_attr(const std::string& name) const {

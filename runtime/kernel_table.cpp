@@ -43,6 +43,39 @@ KernelBuilder find_kernel(const OpSchema& op) {
   return nullptr;
 }
 
+bool kernel_takes_any_dtype(OpFamily family) {
+  switch (family) {
+    case OpFamily::kView:
+    case OpFamily::kPermute:
+    case OpFamily::kIdentity:
+    case OpFamily::kDropout:
+    case OpFamily::kCat:
+    // Exact loops over float32, int64 and bool (eval/reference_logic.cpp, reference_scan.cpp).
+    case OpFamily::kCompare:
+    case OpFamily::kLogical:
+    case OpFamily::kWhere:
+    case OpFamily::kFullLike:
+    case OpFamily::kCast:
+    case OpFamily::kCumsum:
+    case OpFamily::kArgReduce: return true;
+    case OpFamily::kNone:
+    case OpFamily::kConv2d:
+    case OpFamily::kConv2dPost:
+    case OpFamily::kLinear:
+    case OpFamily::kLinearPost:
+    case OpFamily::kMatmul:
+    case OpFamily::kBatchNorm:
+    case OpFamily::kLayerNorm:
+    case OpFamily::kSoftmax:
+    case OpFamily::kUnary:
+    case OpFamily::kBinary:
+    case OpFamily::kPool2d:
+    case OpFamily::kAdaptivePool2d:
+    case OpFamily::kReduce: return false;
+  }
+  return false;
+}
+
 bool has_runtime_kernel(const OpSchema& op) { return find_kernel(op) != nullptr; }
 
 }  // namespace graft::runtime

@@ -17,6 +17,7 @@ std::optional<KernelPlan> build_cat(KernelContext& ctx) {
   for (size_t i = 0; i < ctx.num_operands(); ++i) {
     const Operand& o = ctx.operand(i);
     if (!o.is_tensor()) return ctx.not_implemented("a scalar or None among the tensors");
+    if (o.type.dtype != ctx.out().dtype) return ctx.not_implemented("a cat of mixed dtypes");
     if (element_count(o.shape()).value_or(0) == 0) continue;  // torch allows empty pieces
     plan.src_mds[i] = ctx.pass_through_md(i);
     args.push_back({DNNL_ARG_MULTIPLE_SRC + static_cast<int>(srcs.size()),
@@ -24,7 +25,9 @@ std::optional<KernelPlan> build_cat(KernelContext& ctx) {
     srcs.push_back(plan.src_mds[i]);
   }
   if (srcs.empty()) return ctx.not_implemented("a cat of empty tensors");
-  md_t dst = ctx.allow_blocked() ? any_md(ctx.out().shape) : plain_md(ctx.out().shape);
+  // Blocked layouts are for float32 (oneDNN's convolutions); other dtypes stay plain.
+  const bool blocked = ctx.allow_blocked() && ctx.out().dtype == DType::kFloat32;
+  md_t dst = blocked ? any_md(ctx.out().shape) : plain_md(ctx.out().shape, ctx.out().dtype);
   dnnl::concat::primitive_desc pd(dst, static_cast<int>(axis), srcs, ctx.engine(),
                                   KernelContext::scratchpad_attr());
   plan.dst_md = pd.dst_desc();

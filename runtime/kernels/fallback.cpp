@@ -20,9 +20,9 @@ std::optional<KernelPlan> build_fallback(KernelContext& ctx) {
   KernelPlan plan = make_plan(ctx);
   std::vector<Operand> operands = ctx.operands();
   for (size_t i = 0; i < operands.size(); ++i) {
-    if (operands[i].is_tensor()) plan.src_mds[i] = plain_md(operands[i].shape());
+    if (operands[i].is_tensor()) plan.src_mds[i] = plain_md(operands[i].shape(), operands[i].type.dtype);
   }
-  plan.dst_md = plain_md(ctx.out().shape);
+  plan.dst_md = plain_md(ctx.out().shape, ctx.out().dtype);
   plan.impl = "fallback loop";
   {
     // Dry run on zeros so that an unsupported case is a compile-time diagnostic, never a
@@ -31,13 +31,13 @@ std::optional<KernelPlan> build_fallback(KernelContext& ctx) {
     std::vector<RefOperand> refs(operands.size());
     for (size_t i = 0; i < operands.size(); ++i) {
       if (operands[i].is_tensor()) {
-        zeros[i] = Tensor::zeros(DType::kFloat32, operands[i].shape());
+        zeros[i] = Tensor::zeros(operands[i].type.dtype, operands[i].shape());
         refs[i].tensor = &zeros[i];
       } else if (operands[i].is_scalar()) {
         refs[i].scalar = operands[i].scalar;
       }
     }
-    Tensor out = Tensor::zeros(DType::kFloat32, ctx.out().shape);
+    Tensor out = Tensor::zeros(ctx.out().dtype, ctx.out().shape);
     std::string error;
     if (!reference_op(ctx.node(), refs, out, &error)) return ctx.not_implemented(error);
   }
@@ -48,13 +48,14 @@ std::optional<KernelPlan> build_fallback(KernelContext& ctx) {
     std::vector<RefOperand> refs(operands.size());
     for (size_t i = 0; i < operands.size(); ++i) {
       if (operands[i].is_tensor()) {
-        tensors[i] = Tensor::borrow(DType::kFloat32, operands[i].shape(), m.srcs[i].get_data_handle());
+        tensors[i] = Tensor::borrow(operands[i].type.dtype, operands[i].shape(),
+                                    m.srcs[i].get_data_handle());
         refs[i].tensor = &tensors[i];
       } else if (operands[i].is_scalar()) {
         refs[i].scalar = operands[i].scalar;
       }
     }
-    Tensor out = Tensor::borrow(DType::kFloat32, out_type.shape, m.dst.get_data_handle());
+    Tensor out = Tensor::borrow(out_type.dtype, out_type.shape, m.dst.get_data_handle());
     std::string error;
     // The compiler checked has_reference() and the shapes; a failure here is a graft bug.
     GRAFT_CHECK(reference_op(*node, refs, out, &error)) << "fallback kernel failed: " << error;

@@ -1,7 +1,8 @@
 // Ops that only move or relabel data. flatten, reshape, squeeze and unsqueeze are free views
 // of a plain tensor (the result's shape comes from shape inference; a blocked input is
 // reordered to plain first: a layout region border). dropout, contiguous and clone are the
-// input itself. permute and transpose are one oneDNN reorder from a strided view.
+// input itself. permute and transpose are one oneDNN reorder from a strided view. All of them
+// move elements of any dtype (runtime/dnnl_util.h: how int64 and bool are described).
 #include "runtime/kernels/families.h"
 
 namespace graft::runtime {
@@ -10,8 +11,8 @@ std::optional<KernelPlan> build_view(KernelContext& ctx) {
   if (!ctx.operand(0).is_tensor()) return ctx.not_implemented("a scalar input");
   KernelPlan plan = make_plan(ctx);
   plan.output = KernelPlan::Output::kView;
-  plan.src_mds[0] = plain_md(ctx.operand(0).shape());
-  plan.dst_md = plain_md(ctx.out().shape);
+  plan.src_mds[0] = plain_md(ctx.operand(0).shape(), ctx.operand(0).type.dtype);
+  plan.dst_md = plain_md(ctx.out().shape, ctx.out().dtype);
   plan.impl = "view";
   return plan;
 }
@@ -58,18 +59,19 @@ std::optional<KernelPlan> build_permute(KernelContext& ctx) {
   }
   // out[i_0, …] = in[… i_k at position perm[k] …]: describe the input's bytes with the
   // output's dims and the input's strides permuted, then reorder that view to dense.
-  md_t in = plain_md(x.shape());
+  const DType dtype = x.type.dtype;
+  md_t in = plain_md(x.shape(), dtype);
   const auto& in_strides = in.data.format_desc.blocking.strides;
   dnnl::memory::dims out_dims, strides;
   for (int64_t k = 0; k < rank; ++k) {
     int64_t p = perm[static_cast<size_t>(k)];
     if (p < 0 || p >= rank) return ctx.fail("dims must be a permutation of the input's dims");
     out_dims.push_back(x.shape()[static_cast<size_t>(p)]);
-    strides.push_back(in_strides[p]);
+    strides.push_back(in_strides[p] >> element_dims(dtype));  // in elements, not s32 words
   }
   if (rank == 0) return build_alias(ctx);
-  md_t view(out_dims, dt::f32, strides);
-  md_t dst = plain_md(ctx.out().shape);
+  md_t view = strided_md(out_dims, strides, dtype);
+  md_t dst = plain_md(ctx.out().shape, dtype);
   dnnl::reorder::primitive_desc pd(ctx.engine(), view, ctx.engine(), dst,
                                    KernelContext::scratchpad_attr());
   KernelPlan plan = make_plan(ctx);

@@ -52,6 +52,48 @@ TEST_CASE("npy writes numpy's header text", "[runtime][npy]") {
   CHECK(npy_bytes(Tensor::zeros(DType::kFloat32, {2, 3})).substr(10, two.size()) == two);
 }
 
+TEST_CASE("npy round-trips int64 and bool tensors exactly", "[runtime][npy]") {
+  for (const Tensor& t : {Tensor::from_ints({2, 2}, {1, -2, 3, int64_t{1} << 62}),
+                          Tensor::from_bools({3}, {true, false, true}),
+                          Tensor::from_ints({}, {7})}) {
+    DiagnosticEngine diags;
+    auto back = parse_npy(npy_bytes(t), "t.npy", diags);
+    INFO(diags.render());
+    REQUIRE(back.has_value());
+    CHECK(back->dtype() == t.dtype());
+    CHECK(back->shape() == t.shape());
+    CHECK(std::string(static_cast<const char*>(back->data()), back->nbytes()) ==
+          std::string(static_cast<const char*>(t.data()), t.nbytes()));
+  }
+}
+
+TEST_CASE("npy reads the int64 and bool files numpy writes", "[runtime][npy]") {
+  // numpy.save(f, numpy.array([[1, -2], [3, 1 << 62]], dtype=numpy.int64)) and
+  // numpy.save(f, numpy.array([True, False, True])): the header dicts and data.
+  std::string i8;
+  for (int64_t v : {int64_t{1}, int64_t{-2}, int64_t{3}, int64_t{1} << 62}) {
+    i8.append(reinterpret_cast<const char*>(&v), sizeof v);
+  }
+  DiagnosticEngine diags;
+  auto ints = parse_npy(
+      npy_with_header("{'descr': '<i8', 'fortran_order': False, 'shape': (2, 2), }", i8), "i.npy",
+      diags);
+  auto bools = parse_npy(
+      npy_with_header("{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }",
+                      std::string("\x01\x00\x01", 3)),
+      "b.npy", diags);
+  INFO(diags.render());
+  REQUIRE(ints.has_value());
+  REQUIRE(bools.has_value());
+  CHECK(ints->dtype() == DType::kInt64);
+  CHECK(std::vector<int64_t>(ints->i64(), ints->i64() + 4) ==
+        std::vector<int64_t>{1, -2, 3, int64_t{1} << 62});
+  CHECK(bools->dtype() == DType::kBool);
+  CHECK(std::vector<uint8_t>(bools->b8(), bools->b8() + 3) == std::vector<uint8_t>{1, 0, 1});
+  CHECK(npy_bytes(*ints).substr(10, 21) == "{'descr': '<i8', 'for");
+  CHECK(npy_bytes(*bools).substr(10, 21) == "{'descr': '|b1', 'for");
+}
+
 TEST_CASE("npy reads float64 by narrowing and version 2 headers", "[runtime][npy]") {
   double values[2] = {1.5, -2.25};
   std::string data(reinterpret_cast<const char*>(values), sizeof values);
@@ -66,9 +108,10 @@ TEST_CASE("npy reads float64 by narrowing and version 2 headers", "[runtime][npy
 TEST_CASE("npy rejects malformed files with located messages", "[runtime][npy]") {
   CHECK(parse_error("PK\x03\x04 not numpy") ==
         "x.npy: error: not a .npy file (it does not start with the magic '\\x93NUMPY')\n");
-  CHECK(parse_error(npy_with_header("{'descr': '<i8', 'fortran_order': False, 'shape': (1,), }",
-                                    std::string(8, '\0'))) ==
-        "x.npy: error: unsupported dtype '<i8' (expected '<f4' float32 or '<f8' float64)\n");
+  CHECK(parse_error(npy_with_header("{'descr': '<i4', 'fortran_order': False, 'shape': (1,), }",
+                                    std::string(4, '\0'))) ==
+        "x.npy: error: unsupported dtype '<i4' (expected '<f4' float32, '<f8' float64, '<i8' "
+        "int64 or '|b1' bool)\n");
   CHECK(parse_error(npy_with_header("{'descr': '<f4', 'fortran_order': True, 'shape': (1,), }",
                                     std::string(4, '\0'))) ==
         "x.npy: error: Fortran-order arrays are not supported (save with numpy.ascontiguousarray)\n");

@@ -1,14 +1,26 @@
 // Runtime test helpers.
 #include "tests/runtime/runtime_testing.h"
 
+#include <cstring>
+
 #include <catch2/catch.hpp>
 
 #include "tests/runtime/test_ops.h"
 
 namespace graft::testing {
 
-Node* GraphBuilder::input(const std::string& name, Shape shape) {
-  return graph_->add_placeholder(name, TensorType{DType::kFloat32, std::move(shape)});
+Node* GraphBuilder::input(const std::string& name, Shape shape, DType dtype) {
+  return graph_->add_placeholder(name, TensorType{dtype, std::move(shape)});
+}
+
+Node* GraphBuilder::int_constant(const std::string& name, Shape shape,
+                                 const std::vector<int64_t>& values) {
+  std::vector<std::byte> bytes(values.size() * sizeof(int64_t));
+  if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
+  graph_->constants().set(name, ConstantTensor::owned(DType::kInt64, shape, std::move(bytes)));
+  Node* n = graph_->add_get_attr(name, name);
+  n->meta().set_type(TensorType{DType::kInt64, std::move(shape)});
+  return n;
 }
 
 Node* GraphBuilder::constant(const std::string& name, Shape shape, uint64_t seed, float lo,
@@ -48,9 +60,15 @@ void GraphBuilder::output(const std::vector<Node*>& outputs) {
   graph_->set_output(std::move(inputs));
 }
 
-std::vector<eval::Tensor> random_inputs(const Graph& graph, uint64_t seed, float lo, float hi) {
+std::vector<eval::Tensor> random_inputs(const Graph& graph, uint64_t seed, float lo, float hi,
+                                       int64_t int_bound) {
   std::vector<eval::Tensor> inputs;
-  for (Node* p : graph.placeholders()) inputs.push_back(eval::Tensor::random(p->type()->shape, seed++, lo, hi));
+  for (Node* p : graph.placeholders()) {
+    const TensorType& t = *p->type();
+    inputs.push_back(t.dtype == DType::kFloat32
+                         ? eval::Tensor::random(t.shape, seed++, lo, hi)
+                         : eval::Tensor::random_of(t.dtype, t.shape, seed++, int_bound));
+  }
   return inputs;
 }
 

@@ -17,7 +17,9 @@ namespace graft::testing {
 class GraphBuilder {
  public:
   GraphBuilder() : graph_(std::make_unique<Graph>()) {}
-  Node* input(const std::string& name, Shape shape);
+  Node* input(const std::string& name, Shape shape, DType dtype = DType::kFloat32);
+  /// An int64 constant holding `values`.
+  Node* int_constant(const std::string& name, Shape shape, const std::vector<int64_t>& values);
   /// A constant of uniform random values in [lo, hi).
   Node* constant(const std::string& name, Shape shape, uint64_t seed, float lo = -1, float hi = 1);
   /// Adds `op` with positional `inputs` (Input::none() for an absent optional operand) and
@@ -36,9 +38,10 @@ class GraphBuilder {
 inline Input in(Node* n) { return Input::of(n); }
 inline Input scalar(double v) { return Input::of(Scalar{v, false}); }
 
-/// Random inputs for `graph`'s placeholders (their declared, concrete shapes).
+/// Random inputs for `graph`'s placeholders (their declared, concrete shapes and dtypes;
+/// int64 ones in [0, int_bound)).
 std::vector<eval::Tensor> random_inputs(const Graph& graph, uint64_t seed, float lo = -1,
-                                           float hi = 1);
+                                           float hi = 1, int64_t int_bound = 10);
 
 /// Compiles and runs `graph` with `options`, runs the reference on the same inputs and
 /// returns "" if every output is allclose(rtol, atol), else a report (diagnostics, or the

@@ -63,7 +63,8 @@ std::vector<eval::Tensor> make_inputs(const runtime::Executable& exe,
   for (size_t i = 0; i < exe.inputs().size(); ++i) {
     const runtime::TensorInfo& info = exe.inputs()[i];
     auto it = files.find(info.name);
-    result.push_back(it != files.end() ? it->second : eval::Tensor::random(info.shape, seed + i));
+    result.push_back(it != files.end() ? it->second
+                                       : eval::Tensor::random_of(info.dtype, info.shape, seed + i));
   }
   return result;
 }
