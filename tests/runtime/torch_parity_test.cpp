@@ -91,7 +91,15 @@ const char* const kCases = R"([
   {"op": "amax", "inputs": [{"shape": [2, 3, 4, 5]}], "kwargs": {"dim": [1, 3], "keepdim": true}},
   {"op": "amax", "inputs": [{"shape": [2, 3, 4]}]},
   {"op": "clone", "inputs": [{"shape": [2, 3]}]},
-  {"op": "contiguous", "inputs": [{"shape": [2, 3]}]}
+  {"op": "contiguous", "inputs": [{"shape": [2, 3]}]},
+  {"op": "lt", "inputs": [{"shape": [2, 3, 4]}, {"shape": [3, 1]}]},
+  {"op": "ge", "inputs": [{"shape": [4, 5]}, {"shape": [5]}]},
+  {"op": "logical_not", "inputs": [{"shape": [3, 4], "lo": -1, "hi": 1}]},
+  {"op": "full_like", "inputs": [{"shape": [3, 4]}], "kwargs": {"fill_value": 2.5}},
+  {"op": "cumsum", "inputs": [{"shape": [2, 5, 3]}], "kwargs": {"dim": 1}},
+  {"op": "argmax", "inputs": [{"shape": [2, 5, 3]}], "kwargs": {"dim": -1}},
+  {"op": "argmin", "inputs": [{"shape": [4, 6]}]},
+  {"op": "amin", "inputs": [{"shape": [2, 3, 4, 5]}], "kwargs": {"dim": [1, 3], "keepdim": true}}
 ])";
 
 AttrValue to_attr(const json& v) {
