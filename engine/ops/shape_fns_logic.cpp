@@ -101,10 +101,7 @@ Result logical(const InferInputs& in, std::string* error) {
   if (x == nullptr) return std::nullopt;
   if (in.schema->operands.size() == 1) return TensorType{DType::kBool, x->shape};
   if (require_tensor(in, 1, error) == nullptr) return std::nullopt;
-  Result out = broadcast_promote(in, error);
-  if (!out) return std::nullopt;
-  out->dtype = DType::kBool;
-  return out;
+  return compare(in, error);  // the same broadcast, and a bool result
 }
 
 Result where(const InferInputs& in, std::string* error) {
