@@ -235,6 +235,9 @@ Kernel kernel_of(OpFamily family) {
     case OpFamily::kCast: return cast;
     case OpFamily::kCumsum: return cumsum;
     case OpFamily::kArgReduce: return arg_reduce;
+    case OpFamily::kStrided: return strided;
+    case OpFamily::kRoll: return roll;
+    case OpFamily::kGather: return gather;
   }
   return nullptr;
 }
@@ -258,6 +261,9 @@ bool reference_moves_any_dtype(OpFamily family) {
     case OpFamily::kCast:
     case OpFamily::kCumsum:
     case OpFamily::kArgReduce: return true;
+    case OpFamily::kStrided:
+    case OpFamily::kRoll:
+    case OpFamily::kGather: return true;
     case OpFamily::kNone:
     case OpFamily::kConv2d:
     case OpFamily::kConv2dPost:

@@ -105,5 +105,9 @@ bool cast(const Call& call, Tensor& out);
 // reference_scan.cpp: cumsum, argmax and argmin
 bool cumsum(const Call& call, Tensor& out);
 bool arg_reduce(const Call& call, Tensor& out);
+// reference_indexing.cpp
+bool strided(const Call& call, Tensor& out);  // slice, select, expand, expand_as, flip
+bool roll(const Call& call, Tensor& out);
+bool gather(const Call& call, Tensor& out);   // embedding, index_select
 
 }  // namespace graft::eval::ref

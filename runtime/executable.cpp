@@ -80,17 +80,24 @@ bool Executable::run_into(const std::vector<Tensor>& inputs, const std::vector<T
   for (size_t i = 0; i < outputs.size(); ++i) {
     for (dnnl::memory& m : impl_->output_memories[i]) m.set_data_handle(outputs[i].data());
   }
-  if (step_ms == nullptr) {
-    for (auto& kernel : impl_->kernels) kernel->execute(impl_->stream);
+  try {
+    if (step_ms == nullptr) {
+      for (auto& kernel : impl_->kernels) kernel->execute(impl_->stream);
+      impl_->stream.wait();
+      return true;
+    }
+    step_ms->assign(impl_->kernels.size(), 0.0);
+    for (size_t s = 0; s < impl_->kernels.size(); ++s) {
+      auto start = std::chrono::steady_clock::now();
+      impl_->kernels[s]->execute(impl_->stream);
+      impl_->stream.wait();
+      (*step_ms)[s] =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    }
+  } catch (const KernelRunError& e) {
     impl_->stream.wait();
-    return true;
-  }
-  step_ms->assign(impl_->kernels.size(), 0.0);
-  for (size_t s = 0; s < impl_->kernels.size(); ++s) {
-    auto start = std::chrono::steady_clock::now();
-    impl_->kernels[s]->execute(impl_->stream);
-    impl_->stream.wait();
-    (*step_ms)[s] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    diags.error({}, e.what());
+    return false;
   }
   return true;
 }

@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -24,6 +25,13 @@ struct KernelMemories {
   std::vector<dnnl::memory> srcs;  // one per operand; empty where the plan asked for none
   dnnl::memory dst;
   void* scratchpad = nullptr;  // shared by all kernels (they run one at a time)
+};
+
+/// Thrown by a kernel's execute() for bad input data found at run time (an embedding index out
+/// of range): Executable::run reports it as an error of the run, naming the node.
+class KernelRunError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 class Kernel {

@@ -39,6 +39,11 @@ KernelBuilder find_kernel(const OpSchema& op) {
     case OpFamily::kCast:
     case OpFamily::kCumsum:
     case OpFamily::kArgReduce: return build_fallback;
+    // Plain loops on any dtype (the reference kernels); embedding reports an index out of
+    // range at run time.
+    case OpFamily::kStrided:
+    case OpFamily::kRoll:
+    case OpFamily::kGather: return build_fallback;
   }
   return nullptr;
 }
@@ -58,6 +63,9 @@ bool kernel_takes_any_dtype(OpFamily family) {
     case OpFamily::kCast:
     case OpFamily::kCumsum:
     case OpFamily::kArgReduce: return true;
+    case OpFamily::kStrided:
+    case OpFamily::kRoll:
+    case OpFamily::kGather: return true;
     case OpFamily::kNone:
     case OpFamily::kConv2d:
     case OpFamily::kConv2dPost:

@@ -37,6 +37,10 @@ enum class OpFamily : uint8_t {
   kCast,       // to: each element converted to another dtype
   kCumsum,     // running sum along a dim
   kArgReduce,  // argmax, argmin: int64 indices
+  // ** picking and repeating elements, any dtype (issue #27) **
+  kStrided,   // an affine view copied out: slice, select, expand, expand_as, flip
+  kRoll,      // roll
+  kGather,    // rows picked by an int64 index: embedding, index_select
 };
 
 // clang-format off

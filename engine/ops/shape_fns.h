@@ -100,5 +100,15 @@ Result full_like(const InferInputs& in, std::string* error);
 Result to_dtype(const InferInputs& in, std::string* error);     // to
 Result cumsum(const InferInputs& in, std::string* error);
 Result arg_reduce(const InferInputs& in, std::string* error);   // argmax, argmin
+// ** picking and repeating elements (shape_fns_indexing.cpp) **
+Result slice(const InferInputs& in, std::string* error);
+Result select(const InferInputs& in, std::string* error);
+Result expand(const InferInputs& in, std::string* error);
+Result expand_as(const InferInputs& in, std::string* error);
+Result unflatten(const InferInputs& in, std::string* error);
+Result roll(const InferInputs& in, std::string* error);
+Result flip(const InferInputs& in, std::string* error);
+Result embedding(const InferInputs& in, std::string* error);
+Result index_select(const InferInputs& in, std::string* error);
 
 }  // namespace graft::shape_fns

@@ -1,10 +1,11 @@
 // The plain-layout fallback: a LoopKernel running the op's reference kernel. Used for what
 // oneDNN 2.6 has no primitive for (erf, pow of tensors, uneven adaptive pooling, torch's
-// clipped averaging divisor with ceil_mode, divisor_override, broadcast dividends). It is
-// single-threaded and slow, but these ops are rare and cheap in the models graft targets.
+// clipped averaging divisor with ceil_mode, divisor_override, broadcast dividends) and for the
+// ops that pick elements by position on any dtype (slice, select, expand, flip, roll,
+// embedding, index_select). It is single-threaded, but these ops are rare or cheap in the
+// models graft targets. Bad data found at run time (an index out of range) is a KernelRunError.
 #include <cstring>
 
-#include "engine/support/check.h"
 #include "eval/reference.h"
 #include "runtime/kernels/families.h"
 
@@ -57,8 +58,11 @@ std::optional<KernelPlan> build_fallback(KernelContext& ctx) {
     }
     Tensor out = Tensor::borrow(out_type.dtype, out_type.shape, m.dst.get_data_handle());
     std::string error;
-    // The compiler checked has_reference() and the shapes; a failure here is a graft bug.
-    GRAFT_CHECK(reference_op(*node, refs, out, &error)) << "fallback kernel failed: " << error;
+    // The compiler checked the op and the shapes on a dry run: what fails here is the data
+    // (an index out of range).
+    if (!reference_op(*node, refs, out, &error)) {
+      throw KernelRunError("node '" + node->name() + "' (" + node->target() + "): " + error);
+    }
   });
   return plan;
 }

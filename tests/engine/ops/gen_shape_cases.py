@@ -125,6 +125,17 @@ TORCH = {
     "cumsum": torch.cumsum,
     "argmax": torch.argmax, "argmin": torch.argmin,
     "amin": lambda x, dim=(), keepdim=False: torch.amin(x, dim, keepdim),
+    # ** picking and repeating elements **
+    "slice": lambda x, dim=0, start=None, end=None, step=1:
+        torch.ops.aten.slice(x, dim, start, end, step),
+    "select": torch.select,
+    "expand": lambda x, size: x.expand(size),
+    "expand_as": lambda x, other: x.expand_as(other),
+    "unflatten": lambda x, dim, sizes: x.unflatten(dim, sizes),
+    "roll": lambda x, shifts, dims=(): torch.roll(x, shifts, dims),
+    "flip": torch.flip,
+    "embedding": F.embedding,
+    "index_select": lambda x, index, dim: torch.index_select(x, dim, index),
 }
 
 
@@ -533,6 +544,50 @@ for op in ["argmax", "argmin"]:
     case(op, T(0, 3), dim=0)
     case(op, T(0, 3))
     case(op, T(2, 3), dim=2)
+# ** picking and repeating elements **
+for start, end, step in [(None, None, 1), (1, None, 1), (1, INT64_MAX, 2), (-2, 100, 1),
+                         (3, 1, 1), (-100, 2, 3), (0, 0, 1), (None, -1, 2)]:
+    case("slice", T(3, 5), dim=1, start=start, end=end, step=step)
+case("slice", T(3, 5, dtype=I64), dim=-1, start=1)
+case("slice", T(3, 5, dtype=BOOL), dim=0, end=2)
+case("slice", T(3, 5), dim=2)
+case("slice", T(3, 5), dim=1, step=0)
+case("slice", T(3, 5), dim=1, step=-1)
+case("slice", T(), dim=0)
+for dim, index in [(0, 0), (1, -1), (-1, 4), (1, 5), (1, -6), (2, 0)]:
+    case("select", T(3, 5), dim=dim, index=index)
+case("select", T(3, dtype=I64), dim=0, index=2)
+case("select", T(), dim=0, index=0)
+for size in [[2, 3, 4], [3, -1], [-1, 4], [2, -1, -1], [3, 1], [3], [-1, 2, 4], [3, 0],
+             [2, 3, 1, 1]]:
+    case("expand", T(3, 1), size=size)
+case("expand", T(3, 1, dtype=BOOL), size=[3, 2])
+case("expand", T(), size=[2, 2])
+case("expand", T(3, 1), size=[3, -2])
+case("expand_as", T(3, 1), T(2, 3, 4))
+case("expand_as", T(3, 1, dtype=I64), T(3, 5))
+case("expand_as", T(3, 2), T(3, 5))
+for dim, sizes in [(1, [2, 3]), (1, [-1, 3]), (0, [1, 4]), (-1, [6]), (1, [4, -1]), (1, [2, 2]),
+                   (1, [-1, -1]), (2, [1, 6]), (1, [])]:
+    case("unflatten", T(4, 6), dim=dim, sizes=sizes)
+case("unflatten", T(4, 6, dtype=I64), dim=1, sizes=[3, 2])
+for shifts, dims in [([1], [1]), ([5], []), ([1, -1], [0, 1]), ([1, 2], [0]), ([1, 2], []),
+                     ([1], [2]), ([], [])]:
+    case("roll", T(3, 4), shifts=shifts, dims=dims)
+case("roll", T(3, 4, dtype=BOOL), shifts=[1], dims=[-1])
+for dims in [[0], [0, 1], [-1], [], [0, 0], [2]]:
+    case("flip", T(3, 4), dims=dims)
+case("flip", T(3, 4, dtype=I64), dims=[1])
+case("embedding", T(2, 5, dtype=I64), T(10, 4))
+case("embedding", T(dtype=I64), T(10, 4))
+case("embedding", T(3, dtype=I64), T(10, 4, 2))
+case("embedding", T(3), T(10, 4))
+for dim in [0, 1, -1, 2]:
+    case("index_select", T(3, 4), T(2, dtype=I64), dim=dim)
+case("index_select", T(3, 4, dtype=BOOL), T(5, dtype=I64), dim=1)
+case("index_select", T(3, 4), T(dtype=I64), dim=0)
+case("index_select", T(3, 4), T(2, 2, dtype=I64), dim=0)
+case("index_select", T(3, 4), T(2), dim=0)
 
 
 def torch_dtype_name(dtype):

@@ -157,7 +157,8 @@ TEST_CASE("op classes group the ops rules match on", "[engine][op_table]") {
   CHECK(names("normalization") ==
         std::set<std::string>{"batch_norm", "layer_norm", "softmax", "log_softmax"});
   CHECK(names("shape") == std::set<std::string>{"flatten", "reshape", "permute", "transpose",
-                                                "unsqueeze", "squeeze"});
+                                                "unsqueeze", "squeeze", "unflatten", "slice",
+                                                "select", "expand", "expand_as", "flip", "roll"});
   CHECK(names("binary") == std::set<std::string>{"add", "sub", "mul", "div", "pow", "maximum",
                                                  "minimum"});
   // Every unary and binary op is elementwise, and nothing else is.

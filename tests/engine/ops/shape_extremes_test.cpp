@@ -71,6 +71,14 @@ const BaseCall* base_call(const std::string& op) {
       {"add", {{"i64[2, 3]", "i64[2, 3]"}, {}}},
       {"sub", {{"i64[2, 3]", "i64[2, 3]"}, {}}},
       {"clamp", {{"i64[2, 3]"}, {{"min", AttrValue{int64_t{0}}}}}},
+      // ** picking and repeating elements **
+      {"slice", {{"f32[4, 6]"}, {{"dim", AttrValue{int64_t{1}}}}}},
+      {"select", {{"f32[4, 6]"}, {{"dim", AttrValue{int64_t{1}}}, {"index", AttrValue{int64_t{2}}}}}},
+      {"expand", {{"f32[4, 1]"}, {{"size", ints({4, 3})}}}},
+      {"unflatten", {{"f32[4, 6]"}, {{"dim", AttrValue{int64_t{1}}}, {"sizes", ints({2, 3})}}}},
+      {"roll", {{"f32[4, 6]"}, {{"shifts", ints({1})}}}},
+      {"flip", {{"f32[4, 6]"}, {{"dims", ints({1})}}}},
+      {"index_select", {{"f32[4, 6]", "i64[3]"}, {{"dim", AttrValue{int64_t{0}}}}}},
   };
   auto it = calls.find(op);
   return it == calls.end() ? nullptr : &it->second;
