@@ -233,11 +233,6 @@ def case_torchvision_frame(c):
 # ** hand-written models that need ops graft lacks **
 
 MISSING = {
-    "nanogpt": ("nanogpt.py", "make_gpt", ["embedding", "eq", "masked_fill", "slice"],
-                "q, k, v = self.c_attn(x).split(self.n_embd, dim=2)"),
-    "bert": ("bert_encoder.py", "make_bert",
-             ["embedding", "expand", "expand_as", "full_like", "masked_fill", "select",
-              "slice"], "pooled = torch.tanh(self.pooler(x[:, 0]))"),
     "lstm": ("lstm_tagger.py", "make_lstm_tagger", ["embedding", "select", "slice"],
              "h, _ = self.lstm(self.embedding(ids))"),
     "unet": ("unet.py", "make_unet", ["conv_transpose2d", "group_norm", "interpolate", "pad"],
