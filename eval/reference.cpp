@@ -230,6 +230,13 @@ Kernel kernel_of(OpFamily family) {
     case OpFamily::kPermute: return permute;
     case OpFamily::kInterpolate: return interpolate;
     case OpFamily::kConvNd: return conv_nd;
+    case OpFamily::kCompare: return compare;
+    case OpFamily::kLogical: return logical;
+    case OpFamily::kWhere: return where;
+    case OpFamily::kFullLike: return full_like;
+    case OpFamily::kCast: return cast;
+    case OpFamily::kCumsum: return cumsum;
+    case OpFamily::kArgReduce: return arg_reduce;
     case OpFamily::kStrided: return strided;
     case OpFamily::kRoll: return roll;
     case OpFamily::kGather: return gather;
@@ -248,6 +255,14 @@ bool reference_moves_any_dtype(OpFamily family) {
     case OpFamily::kDropout:
     case OpFamily::kPermute:
     case OpFamily::kCat:
+    // Not movements, but exact on float32, int64 and bool; they refuse other dtypes themselves.
+    case OpFamily::kCompare:
+    case OpFamily::kLogical:
+    case OpFamily::kWhere:
+    case OpFamily::kFullLike:
+    case OpFamily::kCast:
+    case OpFamily::kCumsum:
+    case OpFamily::kArgReduce: return true;
     case OpFamily::kStrided:
     case OpFamily::kRoll:
     case OpFamily::kGather: return true;
@@ -264,7 +279,9 @@ bool reference_moves_any_dtype(OpFamily family) {
     case OpFamily::kBinary:
     case OpFamily::kPool2d:
     case OpFamily::kAdaptivePool2d:
-    case OpFamily::kReduce: return false;
+    case OpFamily::kReduce:
+    case OpFamily::kInterpolate:
+    case OpFamily::kConvNd: return false;
   }
   return false;
 }

@@ -1,6 +1,7 @@
 // Shared pieces of the reference kernels (reference.cpp: elementwise, views and dispatch;
 // reference_nn.cpp: convolution, pooling, normalization, matrix products, reductions;
-// reference_movement.cpp: data movement on any dtype).
+// reference_movement.cpp: data movement on any dtype; reference_logic.cpp and
+// reference_scan.cpp: comparisons, selections, casts and scans).
 #pragma once
 
 #include <cstdint>
@@ -44,6 +45,13 @@ template <typename T>
 T max_propagating_nan(T a, T b) {
   if (a != a) return a;  // NaN already
   return b > a || b != b ? b : a;
+}
+
+/// The smaller of `a` and `b`, NaN if either is (amin), as max_propagating_nan.
+template <typename T>
+T min_propagating_nan(T a, T b) {
+  if (a != a) return a;
+  return b < a || b != b ? b : a;
 }
 
 /// Calls `f` with a null pointer to the unsigned integer type of `dtype`'s element size: the
@@ -92,6 +100,16 @@ bool conv_nd(const Call& call, Tensor& out);
 
 // reference_resample.cpp
 bool interpolate(const Call& call, Tensor& out);
+// reference_logic.cpp: comparisons, logical ops, where and masked_fill, full_like, to
+bool compare(const Call& call, Tensor& out);
+bool logical(const Call& call, Tensor& out);
+bool where(const Call& call, Tensor& out);
+bool full_like(const Call& call, Tensor& out);
+bool cast(const Call& call, Tensor& out);
+
+// reference_scan.cpp: cumsum, argmax and argmin
+bool cumsum(const Call& call, Tensor& out);
+bool arg_reduce(const Call& call, Tensor& out);
 // reference_indexing.cpp
 bool strided(const Call& call, Tensor& out);  // slice, select, expand, expand_as, flip
 bool roll(const Call& call, Tensor& out);

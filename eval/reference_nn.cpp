@@ -306,8 +306,9 @@ bool reduce(const Call& call, Tensor& out) {
   std::vector<int64_t> in_strides = strides_of(x->shape());
   std::vector<int64_t> kept_strides = strides_of(kept);
   const bool max = call.node.target() == "amax";
-  std::vector<double> acc(static_cast<size_t>(out.numel()),
-                          max ? -std::numeric_limits<double>::infinity() : 0.0);
+  const bool min = call.node.target() == "amin";
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> acc(static_cast<size_t>(out.numel()), max ? -inf : min ? inf : 0.0);
   for (int64_t i = 0; i < x->numel(); ++i) {
     int64_t o = 0;
     for (size_t d = 0; d < kept.size(); ++d) {
@@ -315,10 +316,12 @@ bool reduce(const Call& call, Tensor& out) {
     }
     double& a = acc[static_cast<size_t>(o)];
     double v = x->f32()[i];
-    if (!max) {
-      a += v;
-    } else {
+    if (max) {
       a = max_propagating_nan(a, v);
+    } else if (min) {
+      a = min_propagating_nan(a, v);
+    } else {
+      a += v;
     }
   }
   const bool mean = call.node.target() == "mean";

@@ -34,6 +34,15 @@ KernelBuilder find_kernel(const OpSchema& op) {
     // against half-pixel rounding; scale factors given by the user): a plain loop.
     case OpFamily::kInterpolate: return build_fallback;
     case OpFamily::kConvNd: return build_conv_nd;
+    // Exact graft loops (the reference kernels): oneDNN 2.6 has no select, cast to bool, scan
+    // or arg-reduction, and its comparisons give u8 only over its own dtypes.
+    case OpFamily::kCompare:
+    case OpFamily::kLogical:
+    case OpFamily::kWhere:
+    case OpFamily::kFullLike:
+    case OpFamily::kCast:
+    case OpFamily::kCumsum:
+    case OpFamily::kArgReduce: return build_fallback;
     // Plain loops on any dtype (the reference kernels); embedding reports an index out of
     // range at run time.
     case OpFamily::kStrided:
@@ -50,6 +59,14 @@ bool kernel_takes_any_dtype(OpFamily family) {
     case OpFamily::kIdentity:
     case OpFamily::kDropout:
     case OpFamily::kCat:
+    // Exact loops over float32, int64 and bool (eval/reference_logic.cpp, reference_scan.cpp).
+    case OpFamily::kCompare:
+    case OpFamily::kLogical:
+    case OpFamily::kWhere:
+    case OpFamily::kFullLike:
+    case OpFamily::kCast:
+    case OpFamily::kCumsum:
+    case OpFamily::kArgReduce: return true;
     case OpFamily::kStrided:
     case OpFamily::kRoll:
     case OpFamily::kGather: return true;
@@ -66,7 +83,9 @@ bool kernel_takes_any_dtype(OpFamily family) {
     case OpFamily::kBinary:
     case OpFamily::kPool2d:
     case OpFamily::kAdaptivePool2d:
-    case OpFamily::kReduce: return false;
+    case OpFamily::kReduce:
+    case OpFamily::kInterpolate:
+    case OpFamily::kConvNd: return false;
   }
   return false;
 }

@@ -8,6 +8,42 @@
 
 namespace graft {
 
+std::optional<double> nonfinite_from_string(std::string_view s) {
+  if (s == "inf") return INFINITY;
+  if (s == "-inf") return -INFINITY;
+  if (s == "nan") return NAN;
+  return std::nullopt;
+}
+
+namespace {
+
+/// A number, or a non-finite float as its string; nullopt and `error` set for any other string.
+std::optional<double> float_from_json(const nlohmann::json& j, std::string* error) {
+  if (!j.is_string()) return j.get<double>();
+  std::optional<double> d = nonfinite_from_string(j.get_ref<const std::string&>());
+  if (!d) *error = "expected a number, got str " + j.dump() + kNonfiniteHint;
+  return d;
+}
+
+nlohmann::json float_to_json(double d) {
+  if (std::isnan(d)) return "nan";
+  if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+  return d;
+}
+
+}  // namespace
+
+std::optional<AttrValue> attr_from_json(const nlohmann::json& j, AttrType expected,
+                                        std::string* error) {
+  bool floating = expected == AttrType::kFloat || expected == AttrType::kScalar;
+  if (floating && j.is_string()) {
+    std::optional<double> d = float_from_json(j, error);
+    if (!d) return std::nullopt;
+    return AttrValue{*d};
+  }
+  return attr_from_json(j, error);
+}
+
 std::optional<AttrValue> attr_from_json(const nlohmann::json& j, std::string* error) {
   switch (j.type()) {
     case nlohmann::json::value_t::null:
@@ -63,16 +99,24 @@ nlohmann::json attr_to_json(const AttrValue& value) {
     nlohmann::json operator()(std::monostate) const { return nullptr; }
     nlohmann::json operator()(bool b) const { return b; }
     nlohmann::json operator()(int64_t i) const { return i; }
-    nlohmann::json operator()(double d) const { return d; }
+    nlohmann::json operator()(double d) const { return float_to_json(d); }
     nlohmann::json operator()(const std::string& s) const { return s; }
     nlohmann::json operator()(const std::vector<int64_t>& v) const { return v; }
-    nlohmann::json operator()(const std::vector<double>& v) const { return v; }
+    nlohmann::json operator()(const std::vector<double>& v) const {
+      nlohmann::json list = nlohmann::json::array();
+      for (double d : v) list.push_back(float_to_json(d));
+      return list;
+    }
   };
   return std::visit(Visitor{}, value);
 }
 
 std::optional<Scalar> scalar_from_json(const nlohmann::json& j, std::string* error) {
-  if (j.is_number_float()) return Scalar{j.get<double>(), false};
+  if (j.is_number_float() || j.is_string()) {
+    std::optional<double> d = float_from_json(j, error);
+    if (!d) return std::nullopt;
+    return Scalar{*d, false};
+  }
   if (j.is_number_unsigned() && j.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
     *error = "integer " + j.dump() + " does not fit in int64";
     return std::nullopt;
@@ -88,26 +132,10 @@ std::optional<Scalar> scalar_from_json(const nlohmann::json& j, std::string* err
 }
 
 std::optional<nlohmann::json> scalar_to_json(const Scalar& s) {
-  if (!s.is_int) {
-    if (!std::isfinite(s.value)) return std::nullopt;
-    return nlohmann::json(s.value);
-  }
+  if (!s.is_int) return float_to_json(s.value);
   std::optional<int64_t> i = exact_int64(s.value);
   if (!i) return std::nullopt;
   return nlohmann::json(*i);
-}
-
-bool attr_json_representable(const AttrValue& value, std::string* error) {
-  auto finite = [&](double d) {
-    if (std::isfinite(d)) return true;
-    *error = "the value " + attr_to_string(value) + " is not finite, which JSON cannot hold";
-    return false;
-  };
-  if (const auto* d = std::get_if<double>(&value)) return finite(*d);
-  if (const auto* v = std::get_if<std::vector<double>>(&value)) {
-    return std::all_of(v->begin(), v->end(), finite);
-  }
-  return true;
 }
 
 void append_json_string(std::string& out, std::string_view s, bool replace_invalid) {

@@ -1,5 +1,7 @@
 // JSON <-> attribute values, shared by the model loader and writer so that what one writes the
 // other reads back unchanged (ints stay ints, floats stay floats: torch keeps 1 and 1.0 apart).
+// JSON has no infinities or NaN, so a float that is not finite is the string "inf", "-inf" or
+// "nan" (docs/decisions/0007-non-finite-floats.md).
 #pragma once
 
 #include <cstdint>
@@ -13,21 +15,32 @@
 
 namespace graft {
 
+/// Appended to the error for a string where a float is expected.
+inline constexpr const char* kNonfiniteHint =
+    " (model.json writes a float that is not finite as \"inf\", \"-inf\" or \"nan\")";
+
+/// The float "inf", "-inf" or "nan" stand for; nullopt for any other string.
+std::optional<double> nonfinite_from_string(std::string_view s);
+
 /// null, bool, int, float, string, a list of ints, or a list of numbers (-> float list).
 /// Returns nullopt and sets `error` for anything else (objects, nested or mixed lists).
 std::optional<AttrValue> attr_from_json(const nlohmann::json& j, std::string* error);
+/// The same, for an attribute declared `expected`: where that is float or Scalar, the strings
+/// "inf", "-inf" and "nan" are those floats and any other string is an error.
+std::optional<AttrValue> attr_from_json(const nlohmann::json& j, AttrType expected,
+                                        std::string* error);
+/// A float that is not finite becomes its string, so that attr_from_json reads it back.
 nlohmann::json attr_to_json(const AttrValue& value);
 
-/// A scalar operand (`x * 0.5`, `x + 1`). graft computes with scalars as float64, so an
-/// integer is accepted only if it fits int64 and float64 holds it exactly (every integer up
+/// A scalar operand (`x * 0.5`, `x + 1`, `"-inf"`). graft computes with scalars as float64, so
+/// an integer is accepted only if it fits int64 and float64 holds it exactly (every integer up
 /// to 2^53, larger ones when they are multiples of a power of two); anything else would be
-/// silently changed, so nullopt and `error` set.
+/// silently changed, so nullopt and `error` set. A string other than the three non-finite
+/// floats' is an error too.
 std::optional<Scalar> scalar_from_json(const nlohmann::json& j, std::string* error);
-/// The JSON of a scalar operand: an integer for an integer scalar, a float otherwise. nullopt
-/// for one JSON cannot hold exactly: a float that is not finite, an integer outside int64.
+/// The JSON of a scalar operand: an integer for an integer scalar, a float (or its string)
+/// otherwise. nullopt for an integer outside int64, which JSON cannot hold exactly.
 std::optional<nlohmann::json> scalar_to_json(const Scalar& s);
-/// Whether JSON holds `value` exactly (its floats are finite); `error` says what does not.
-bool attr_json_representable(const AttrValue& value, std::string* error);
 
 /// Appends `s` as nlohmann's dump() writes a JSON string: printable ASCII as it is, the rest
 /// escaped by nlohmann itself, which throws on invalid UTF-8 unless `replace_invalid` (then

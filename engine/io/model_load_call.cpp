@@ -61,7 +61,7 @@ Node* ModelLoader::load_call(JsonRef n, const std::string& path, std::string_vie
       continue;
     }
     std::string err;
-    std::optional<AttrValue> value = attr_from_json(given[p].value->to_json(), &err);
+    std::optional<AttrValue> value = attr_from_json(given[p].value->to_json(), spec.type, &err);
     if (value) value = coerce_attr(spec, *value, &err);
     if (!value) {
       error(given_path(path, given[p]),
@@ -181,7 +181,13 @@ bool ModelLoader::bind_operand(const OpSchema& schema, const OperandSpec& spec, 
     }
     return ok;
   }
-  if (value.is_number() && spec.allow_scalar) {
+  if (value.is_string() && spec.allow_scalar && !nonfinite_from_string(value.str())) {
+    error(given_path(node_path, given),
+          "expected a node reference {\"node\": name} or a number, got " + value.dump() +
+              kNonfiniteHint);
+    return false;
+  }
+  if ((value.is_number() || value.is_string()) && spec.allow_scalar) {
     std::string err;
     std::optional<Scalar> scalar = scalar_from_json(value.to_json(), &err);
     if (!scalar) {

@@ -32,6 +32,14 @@ enum class OpFamily : uint8_t {
   // ** spatial ops of issue #27 **
   kInterpolate,  // nearest / bilinear resizing of (N, C, H, W)
   kConvNd,       // conv1d, conv3d (conv2d keeps kConv2d and its fused forms)
+  // comparison, selection and dtypes; any dtype in, exact
+  kCompare,    // eq, ne, lt, le, gt, ge: compared in the promoted dtype, bool out
+  kLogical,    // logical_not, logical_and, logical_or: nonzero is true, bool out
+  kWhere,      // where(condition, input, other); masked_fill(input, mask, value)
+  kFullLike,   // the input's shape filled with one value
+  kCast,       // to: each element converted to another dtype
+  kCumsum,     // running sum along a dim
+  kArgReduce,  // argmax, argmin: int64 indices
   // ** picking and repeating elements, any dtype (issue #27) **
   kStrided,   // an affine view copied out: slice, select, expand, expand_as, flip
   kRoll,      // roll

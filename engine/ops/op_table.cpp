@@ -187,6 +187,8 @@ std::vector<OpDef> builtin_op_defs() {
        "sum over dim (integers sum in int64)", family(kReduce)},
       {"amax(Tensor input, int[] dim=[], bool keepdim=False)", {"reduction"}, amax,
        "maximum over dim", family(kReduce)},
+      {"amin(Tensor input, int[] dim=[], bool keepdim=False)", {"reduction"}, amin,
+       "minimum over dim", family(kReduce)},
 
       // ** shape and data movement **
       {"flatten(Tensor input, int start_dim=0, int end_dim=-1)", {"shape"}, flatten,
@@ -258,6 +260,47 @@ std::vector<OpDef> builtin_op_defs() {
            "maps the coordinates; 'nearest' takes floor(dst * in / out) as torch does",
            family(kInterpolate, {kImage})},
           {{"mode", {"nearest", "bilinear"}}}),
+      // ** comparison, selection and dtypes ** (`out` dropped) Results are exact in any dtype;
+      // a comparison or a selection computes in torch's promoted dtype of its operands.
+      {"eq(Tensor input, Tensor|Scalar other)", {}, compare, "input == other, as bool",
+       family(kCompare)},
+      {"ne(Tensor input, Tensor|Scalar other)", {}, compare, "input != other, as bool",
+       family(kCompare)},
+      {"lt(Tensor input, Tensor|Scalar other)", {}, compare, "input < other, as bool",
+       family(kCompare)},
+      {"le(Tensor input, Tensor|Scalar other)", {}, compare, "input <= other, as bool",
+       family(kCompare)},
+      {"gt(Tensor input, Tensor|Scalar other)", {}, compare, "input > other, as bool",
+       family(kCompare)},
+      {"ge(Tensor input, Tensor|Scalar other)", {}, compare, "input >= other, as bool",
+       family(kCompare)},
+      {"logical_not(Tensor input)", {}, logical, "input == 0, as bool", family(kLogical)},
+      {"logical_and(Tensor input, Tensor other)", {}, logical,
+       "input != 0 and other != 0, as bool", family(kLogical)},
+      {"logical_or(Tensor input, Tensor other)", {}, logical, "input != 0 or other != 0, as bool",
+       family(kLogical)},
+      {"where(Tensor condition, Tensor|Scalar input, Tensor|Scalar other)", {}, where,
+       "input where the bool condition holds, else other (broadcast)", family(kWhere)},
+      {"masked_fill(Tensor input, Tensor mask, Scalar value)", {}, masked_fill,
+       "value where the bool mask holds, else input (the mask broadcasts)", family(kWhere)},
+      // `dtype` names a graft dtype ('float32', 'int64', 'bool', …); `layout`, `device`,
+      // `pin_memory` and `memory_format` dropped.
+      {"full_like(Tensor input, Scalar fill_value, str? dtype=None)", {}, full_like,
+       "a tensor of the input's shape filled with fill_value, in dtype or the input's dtype",
+       family(kFullLike)},
+      // Tensor.to(dtype); `non_blocking` and `copy` dropped.
+      {"to(Tensor input, str dtype)", {}, to_dtype,
+       "each element converted to dtype as torch converts (floats truncate toward 0)",
+       family(kCast)},
+      // `dtype` dropped: integers and bools sum in int64, as torch's default.
+      {"cumsum(Tensor input, int dim)", {}, cumsum, "running sum along dim",
+       family(kCumsum)},
+      {"argmax(Tensor input, int? dim=None, bool keepdim=False)", {}, arg_reduce,
+       "int64 index of the maximum over dim (of the flattened input for None; the first one)",
+       family(kArgReduce)},
+      {"argmin(Tensor input, int? dim=None, bool keepdim=False)", {}, arg_reduce,
+       "int64 index of the minimum over dim (of the flattened input for None; the first one)",
+       family(kArgReduce)},
   };
 }
 

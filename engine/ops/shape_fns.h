@@ -40,6 +40,11 @@ Dim dim_product(const Shape& dims);
 std::string ints_to_string(const std::vector<int64_t>& values);
 /// A Scalar-typed attribute value (int or float) as a Scalar; nullopt for None.
 std::optional<Scalar> scalar_attr(const InferInputs& in, const std::string& name);
+/// The broadcast shape and promoted dtype of operands `first` .. `first + count - 1`, each a
+/// tensor or a scalar literal, at least one a tensor; nullopt after setting `error`
+/// (shape_fns_elementwise.cpp).
+Result broadcast_promote(const InferInputs& in, std::string* error, size_t first = 0,
+                         size_t count = 2);
 
 // ** elementwise (shape_fns_elementwise.cpp) **
 Result same_dtype_no_bool(const InferInputs& in, std::string* error);  // relu, neg, abs, …
@@ -77,6 +82,7 @@ Result softmax(const InferInputs& in, std::string* error);
 Result mean(const InferInputs& in, std::string* error);
 Result sum(const InferInputs& in, std::string* error);
 Result amax(const InferInputs& in, std::string* error);
+Result amin(const InferInputs& in, std::string* error);
 
 // ** shape and data movement (shape_fns_tensor.cpp) **
 Result flatten(const InferInputs& in, std::string* error);
@@ -89,6 +95,15 @@ Result cat(const InferInputs& in, std::string* error);
 
 // ** resampling (shape_fns_resample.cpp) **
 Result interpolate(const InferInputs& in, std::string* error);
+// ** comparison, selection and dtypes (shape_fns_logic.cpp) **
+Result compare(const InferInputs& in, std::string* error);      // eq, ne, lt, le, gt, ge
+Result logical(const InferInputs& in, std::string* error);      // logical_not/and/or
+Result where(const InferInputs& in, std::string* error);
+Result masked_fill(const InferInputs& in, std::string* error);
+Result full_like(const InferInputs& in, std::string* error);
+Result to_dtype(const InferInputs& in, std::string* error);     // to
+Result cumsum(const InferInputs& in, std::string* error);
+Result arg_reduce(const InferInputs& in, std::string* error);   // argmax, argmin
 // ** picking and repeating elements (shape_fns_indexing.cpp) **
 Result slice(const InferInputs& in, std::string* error);
 Result select(const InferInputs& in, std::string* error);

@@ -81,17 +81,21 @@ Result clamp(const InferInputs& in, std::string* error) {
 
 // ** binary **
 
-namespace {
-
-/// The broadcast shape and promoted dtype of operands 0 and 1, each a tensor or a scalar.
-Result broadcast_promote(const InferInputs& in, std::string* error) {
+Result broadcast_promote(const InferInputs& in, std::string* error, size_t first, size_t count) {
   ResultType dtype;
-  const TensorType* tensors[2] = {nullptr, nullptr};
-  size_t count = 0;
-  for (size_t i = 0; i < 2; ++i) {
+  std::optional<Shape> shape;
+  std::string names;
+  for (size_t i = first; i < first + count; ++i) {
+    names += (i == first ? "" : i + 1 == first + count ? " and " : ", ") + operand_name(in, i);
     if (const TensorType* t = in.type(i)) {
       dtype.add(*t);
-      tensors[count++] = t;
+      std::optional<Shape> broadcast = shape ? broadcast_shapes(*shape, t->shape) : t->shape;
+      if (!broadcast) {
+        *error = "shapes " + shape_to_string(*shape) + " and " + shape_to_string(t->shape) +
+                 " cannot be broadcast";
+        return std::nullopt;
+      }
+      shape = std::move(broadcast);
     } else if (i < in.scalars.size() && in.scalars[i]) {
       dtype.add(*in.scalars[i]);
     } else {
@@ -99,20 +103,14 @@ Result broadcast_promote(const InferInputs& in, std::string* error) {
       return std::nullopt;
     }
   }
-  if (count == 0) {
-    *error = "at least one of " + operand_name(in, 0) + " and " + operand_name(in, 1) +
-             " must be a tensor";
+  if (!shape) {
+    *error = "at least one of " + names + " must be a tensor";
     return std::nullopt;
   }
-  if (count == 1) return TensorType{*dtype.dtype(), tensors[0]->shape};
-  std::optional<Shape> broadcast = broadcast_shapes(tensors[0]->shape, tensors[1]->shape);
-  if (!broadcast) {
-    *error = "shapes " + shape_to_string(tensors[0]->shape) + " and " +
-             shape_to_string(tensors[1]->shape) + " cannot be broadcast";
-    return std::nullopt;
-  }
-  return TensorType{*dtype.dtype(), std::move(*broadcast)};
+  return TensorType{*dtype.dtype(), std::move(*shape)};
 }
+
+namespace {
 
 /// torch rejects a float alpha when the result is an integer (or bool) tensor.
 bool check_alpha(const InferInputs& in, const TensorType& result, std::string* error) {

@@ -1,4 +1,4 @@
-// Shape functions of the reductions mean, sum and amax: `dim` lists the reduced dims (None or
+// Shape functions of the reductions mean, sum, amax and amin: `dim` lists the reduced dims (None or
 // [] means all of them, as in torch 1.13), `keepdim` keeps them as size 1.
 #include <set>
 
@@ -55,20 +55,28 @@ Result sum(const InferInputs& in, std::string* error) {
   return out;
 }
 
-Result amax(const InferInputs& in, std::string* error) {
+namespace {
+
+/// amax and amin: an extreme over nothing is undefined, so every reduced dim must be non-empty.
+Result extreme(const InferInputs& in, const char* what, std::string* error) {
   std::set<int64_t> reduced;
   Result out = reduce(in, &reduced, error);
   if (!out) return std::nullopt;
-  // A maximum over nothing is undefined: every reduced dim must be non-empty.
   const TensorType& x = *in.type(0);
   for (int64_t d : reduced) {
     if (x.rank() > 0 && x.shape[static_cast<size_t>(d)] == 0) {
-      *error = "cannot take the maximum over dim " + std::to_string(d) + " of size 0 (input " +
-               shape_to_string(x.shape) + ")";
+      *error = std::string("cannot take the ") + what + " over dim " + std::to_string(d) +
+               " of size 0 (input " + shape_to_string(x.shape) + ")";
       return std::nullopt;
     }
   }
   return out;
 }
+
+}  // namespace
+
+Result amax(const InferInputs& in, std::string* error) { return extreme(in, "maximum", error); }
+
+Result amin(const InferInputs& in, std::string* error) { return extreme(in, "minimum", error); }
 
 }  // namespace graft::shape_fns

@@ -1,4 +1,4 @@
-// mean, sum and amax over dims on oneDNN's reduction primitive. The reduced dims become 1 in
+// mean, sum, amax and amin over dims on oneDNN's reduction primitive. The reduced dims become 1 in
 // the primitive's result; without keepdim the result is that tensor seen with those dims
 // dropped (a free view, since the result is plain).
 #include "runtime/kernels/families.h"
@@ -30,6 +30,7 @@ std::optional<KernelPlan> build_reduce(KernelContext& ctx) {
   if (kept == x.shape() && ctx.out().dtype == x.type.dtype) return build_view(ctx);
   auto alg = ctx.op() == "mean"   ? dnnl::algorithm::reduction_mean
              : ctx.op() == "amax" ? dnnl::algorithm::reduction_max
+             : ctx.op() == "amin" ? dnnl::algorithm::reduction_min
                                   : dnnl::algorithm::reduction_sum;
   md_t src = ctx.pass_through_md(0);
   md_t dst = plain_md(kept);

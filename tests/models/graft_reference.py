@@ -139,6 +139,10 @@ OPS = {
 }
 
 
+# model.json's floats that are not finite (docs/model-format.md, "Argument values").
+_NONFINITE = ("inf", "-inf", "nan")
+
+
 def run(model_dir, inputs):
     """The outputs of model_dir/model.json on `inputs` ({placeholder name: tensor})."""
     with open(os.path.join(model_dir, "model.json")) as f:
@@ -151,6 +155,8 @@ def run(model_dir, inputs):
             return env[v["node"]]
         if isinstance(v, list):
             return [value(x) for x in v]
+        if v in _NONFINITE:  # no str attribute of graft's ops takes these values
+            return float(v)
         return v
     for node in model["nodes"]:
         if node["op"] == "placeholder":

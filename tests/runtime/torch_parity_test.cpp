@@ -106,7 +106,15 @@ const char* const kCases = R"([
   {"op": "conv1d", "inputs": [{"shape": [4, 20]}, {"shape": [3, 4, 3], "const": true}]},
   {"op": "conv3d", "inputs": [{"shape": [1, 3, 6, 7, 8]}, {"shape": [4, 3, 3, 3, 3], "const": true}, {"shape": [4], "const": true}],
    "kwargs": {"stride": [1, 2, 2], "padding": [1, 1, 1]}},
-  {"op": "conv3d", "inputs": [{"shape": [2, 4, 5, 6, 7]}, {"shape": [4, 2, 1, 3, 3]}], "kwargs": {"groups": 2, "dilation": [1, 2, 1]}}
+  {"op": "conv3d", "inputs": [{"shape": [2, 4, 5, 6, 7]}, {"shape": [4, 2, 1, 3, 3]}], "kwargs": {"groups": 2, "dilation": [1, 2, 1]}},
+  {"op": "lt", "inputs": [{"shape": [2, 3, 4]}, {"shape": [3, 1]}]},
+  {"op": "ge", "inputs": [{"shape": [4, 5]}, {"shape": [5]}]},
+  {"op": "logical_not", "inputs": [{"shape": [3, 4], "lo": -1, "hi": 1}]},
+  {"op": "full_like", "inputs": [{"shape": [3, 4]}], "kwargs": {"fill_value": 2.5}},
+  {"op": "cumsum", "inputs": [{"shape": [2, 5, 3]}], "kwargs": {"dim": 1}},
+  {"op": "argmax", "inputs": [{"shape": [2, 5, 3]}], "kwargs": {"dim": -1}},
+  {"op": "argmin", "inputs": [{"shape": [4, 6]}]},
+  {"op": "amin", "inputs": [{"shape": [2, 3, 4, 5]}], "kwargs": {"dim": [1, 3], "keepdim": true}}
 ])";
 
 AttrValue to_attr(const json& v) {

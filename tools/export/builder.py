@@ -303,9 +303,12 @@ class GraphBuilder:
         if value is None or isinstance(value, (bool, int, str)):
             return value
         if isinstance(value, float):
-            if value != value or value in (float("inf"), float("-inf")):
-                raise Unsupported("the constant %r: model.json has no encoding for non-finite "
-                                  "numbers yet" % value)
+            # JSON has no infinities or NaN: model.json writes them as strings
+            # (docs/decisions/0007-non-finite-floats.md).
+            if value != value:
+                return "nan"
+            if value in (float("inf"), float("-inf")):
+                return "inf" if value > 0 else "-inf"
             return value
         if isinstance(value, (tuple, list)):
             return [self.json_value(v) for v in value]

@@ -114,6 +114,20 @@ TORCH = {
     "interpolate": F.interpolate,
     "conv1d": F.conv1d,
     "conv3d": F.conv3d,
+    # comparison, selection and dtypes: `dtype` attributes are graft's names
+    "eq": binary(torch.eq, operator.eq), "ne": binary(torch.ne, operator.ne),
+    "lt": binary(torch.lt, operator.lt), "le": binary(torch.le, operator.le),
+    "gt": binary(torch.gt, operator.gt), "ge": binary(torch.ge, operator.ge),
+    "logical_not": torch.logical_not, "logical_and": torch.logical_and,
+    "logical_or": torch.logical_or,
+    "where": torch.where,
+    "masked_fill": torch.masked_fill,
+    "full_like": lambda x, fill_value, dtype=None: torch.full_like(
+        x, fill_value, dtype=torch_dtype(dtype)),
+    "to": lambda x, dtype: x.to(torch_dtype(dtype)),
+    "cumsum": torch.cumsum,
+    "argmax": torch.argmax, "argmin": torch.argmin,
+    "amin": lambda x, dim=(), keepdim=False: torch.amin(x, dim, keepdim),
     # ** picking and repeating elements **
     "slice": lambda x, dim=0, start=None, end=None, step=1:
         torch.ops.aten.slice(x, dim, start, end, step),
@@ -126,6 +140,15 @@ TORCH = {
     "embedding": F.embedding,
     "index_select": lambda x, index, dim: torch.index_select(x, dim, index),
 }
+
+
+def torch_dtype(name):
+    """graft's dtype name as a torch dtype (None stays None); a bad name raises ValueError."""
+    if name is None:
+        return None
+    if name not in ALL_DTYPES:
+        raise ValueError("unknown dtype " + name)
+    return getattr(torch, name)
 
 CASES = []
 
@@ -474,6 +497,16 @@ for op in ["mean", "sum"]:
     case(op, T(2, 3, 4), dim=None, keepdim=True)
 case("amax", T(0, 3), dim=[1])
 case("amax", T(0, 3))
+for op in ["amin"]:
+    case(op, T(2, 3, 4), dim=[1])
+    case(op, T(2, 3, 4), dim=[-1, 0], keepdim=True)
+    case(op, T(2, 3, 4))
+    case(op, T(2, 3, dtype=I64), dim=[0])
+    case(op, T(2, 3, dtype=BOOL), dim=[0])
+    case(op, T(2, 3), dim=[2])
+    case(op, T(0, 3), dim=[1])
+    case(op, T(0, 3), dim=[0])
+    case(op, T(0, 3))
 for op in ["softmax", "log_softmax"]:
     case(op, T(2, 3), dim=1)
     case(op, T(2, 3, 4), dim=-1)
@@ -482,6 +515,73 @@ for op in ["softmax", "log_softmax"]:
     case(op, T(2, 3, dtype=F64), dim=0)
     case(op, T(2, 3, dtype=I64), dim=0)
 
+# ** comparison, selection and dtypes **
+for op in ["eq", "ne", "lt", "le", "gt", "ge"]:
+    case(op, T(2, 3), T(2, 3))
+    case(op, T(2, 1, 4), T(3, 1, dtype=I64))
+    case(op, T(2, 3, dtype=I64), S(0.5))
+    case(op, T(2, 3, dtype=BOOL), S(1))
+    case(op, T(), T(3, 4, dtype=F64))
+    case(op, T(2, 3), T(3, 2))
+for op in ["logical_and", "logical_or"]:
+    case(op, T(2, 3), T(2, 3, dtype=BOOL))
+    case(op, T(4, 1, 3, dtype=I64), T(2, 3))
+    case(op, T(2, 3), T(4))
+case("logical_not", T(2, 3))
+case("logical_not", T(dtype=I64))
+case("logical_not", T(4, dtype=BOOL))
+case("where", T(2, 3, dtype=BOOL), T(2, 3), T(2, 3))
+case("where", T(2, 1, dtype=BOOL), T(4, 1, 3), S(0.0))
+case("where", T(2, 3, dtype=BOOL), T(2, 3, dtype=I64), S(0.5))
+case("where", T(2, 3, dtype=BOOL), T(2, 3, dtype=I64), S(0))
+case("where", T(3, dtype=BOOL), S(1), S(2))
+case("where", T(3, dtype=BOOL), S(0.5), S(2))
+case("where", T(2, 3, dtype=BOOL), T(2, 3), T(dtype=F64))
+case("where", T(2, 3, dtype=BOOL), T(2, 3, dtype=I64), T(2, 3, dtype=F64))
+case("where", T(2, 3), T(2, 3), T(2, 3))
+case("where", T(2, 3, dtype=BOOL), T(3, 2), T(2, 3))
+case("masked_fill", T(2, 3), T(2, 3, dtype=BOOL), value=0.0)
+case("masked_fill", T(2, 3), T(4, 1, 3, dtype=BOOL), value=-1.5)
+case("masked_fill", T(1, 3), T(2, 3, dtype=BOOL), value=2)
+case("masked_fill", T(2, 3, dtype=I64), T(3, dtype=BOOL), value=0.5)
+case("masked_fill", T(2, 3, dtype=BOOL), T(2, 3, dtype=BOOL), value=2)
+# torch 1.13 also takes a float or int64 mask; graft requires bool (tests/engine/ops/shape_fns_test.cpp).
+case("masked_fill", T(2, 3), T(3, 2, dtype=BOOL), value=0.0)
+case("masked_fill", T(2, 3), T(2, 3, dtype=BOOL), value=1e300)
+case("masked_fill", T(2, 3, dtype=I64), T(2, 3, dtype=BOOL), value=1e19)
+case("full_like", T(2, 3), fill_value=0.5)
+case("full_like", T(2, 3, dtype=I64), fill_value=0.5)
+case("full_like", T(2, 3), fill_value=1, dtype=BOOL)
+case("full_like", T(2, 3), fill_value=2.5, dtype=I64)
+case("full_like", T(dtype=BOOL), fill_value=3)
+case("full_like", T(2, 3, dtype=I64), fill_value=-9.2e18)
+case("full_like", T(2, 3, dtype=I64), fill_value=9.3e18)
+case("full_like", T(2, 3), fill_value=1e300)
+case("full_like", T(2, 3), fill_value=0, dtype="float")
+for dtype in [F32, F64, I64, I32, BOOL, "uint8", "float16"]:
+    case("to", T(2, 3), dtype=dtype)
+case("to", T(2, 3, dtype=BOOL), dtype=F32)
+case("to", T(2, 3), dtype="long")
+case("cumsum", T(2, 3), dim=1)
+case("cumsum", T(2, 3, dtype=BOOL), dim=0)
+case("cumsum", T(2, 3, dtype=I32), dim=-1)
+case("cumsum", T(2, 3, dtype=F64), dim=-2)
+case("cumsum", T(), dim=0)
+case("cumsum", T(2, 0), dim=1)
+case("cumsum", T(2, 3), dim=2)
+for op in ["argmax", "argmin"]:
+    case(op, T(2, 3))
+    case(op, T(2, 3), keepdim=True)
+    case(op, T(2, 3), dim=1, keepdim=True)
+    case(op, T(2, 3, 4), dim=-2)
+    case(op, T(2, 3, dtype=I64), dim=0)
+    case(op, T(2, 3, dtype=BOOL))
+    case(op, T(), dim=0)
+    case(op, T(), keepdim=True)
+    case(op, T(2, 0, 3), dim=2)
+    case(op, T(0, 3), dim=0)
+    case(op, T(0, 3))
+    case(op, T(2, 3), dim=2)
 # ** picking and repeating elements **
 for start, end, step in [(None, None, 1), (1, None, 1), (1, INT64_MAX, 2), (-2, 100, 1),
                          (3, 1, 1), (-100, 2, 3), (0, 0, 1), (None, -1, 2)]:

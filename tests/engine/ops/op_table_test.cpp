@@ -159,7 +159,7 @@ TEST_CASE("op classes group the ops rules match on", "[engine][op_table]") {
   CHECK(names("conv") == std::set<std::string>{"conv2d"});
   CHECK(names("pool") == std::set<std::string>{"max_pool2d", "avg_pool2d",
                                                "adaptive_avg_pool2d", "adaptive_max_pool2d"});
-  CHECK(names("reduction") == std::set<std::string>{"mean", "sum", "amax"});
+  CHECK(names("reduction") == std::set<std::string>{"mean", "sum", "amax", "amin"});
   CHECK(names("normalization") ==
         std::set<std::string>{"batch_norm", "layer_norm", "softmax", "log_softmax"});
   CHECK(names("shape") == std::set<std::string>{"flatten", "reshape", "permute", "transpose",
