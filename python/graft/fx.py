@@ -38,7 +38,7 @@ _FUNCTIONAL = {
 # Ops that are tensor methods in torch (x.expand(size)), with their attributes in order.
 _METHODS = {"expand": ("size",), "expand_as": (), "unflatten": ("dim", "sizes")}
 # Ops that are ATen ops without a torch function of the same name.
-_ATEN = {"slice": "slice.Tensor", "index": "index.Tensor"}
+_ATEN = {"slice": "slice", "index": "index"}
 # Attributes that name a dtype ("float32"): torch takes a torch.dtype.
 _DTYPE_ATTRS = {"dtype"}
 # Binary ops written as Python operators when their first operand is a number (torch.add(2, x)
@@ -128,8 +128,8 @@ def _call(graph, torch, node, args: List[Any], kwargs: Dict[str, Any]):
         return graph.call_method(op, (args[0],) + operands +
                                  tuple(kwargs[a] for a in _METHODS[op]))
     if op in _ATEN:
-        overload = getattr(torch.ops.aten, _ATEN[op].split(".")[0])
-        fn = getattr(overload, _ATEN[op].split(".")[1])
+        # The op packet, not one overload: TorchScript resolves torch.ops.aten.slice only.
+        fn = getattr(torch.ops.aten, _ATEN[op])
         if op == "index":  # index(input, Tensor?[] indices): the rest is one list
             return graph.call_function(fn, (args[0], list(args[1:])))
         return graph.call_function(fn, (args[0],), kwargs)

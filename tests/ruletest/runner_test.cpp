@@ -117,7 +117,7 @@ TEST_CASE("the seed changes the random values but not the verdicts", "[ruletest]
   CHECK(wa->f32()[0] != wb->f32()[0]);
 }
 
-TEST_CASE("a rewrite that changes an output's dtype fails its test, without the runtime",
+TEST_CASE("a rewrite that changes an output's dtype fails its test, runnable or not",
           "[ruletest][runner]") {
   Run run = run_file("tests/ruletest/data/output_type_change.rules");
   INFO(run.report);
@@ -126,6 +126,8 @@ TEST_CASE("a rewrite that changes an output's dtype fails its test, without the 
   const ruletest::TestOutcome& int64 = run.get("mul_one_on_int64");
   CHECK_FALSE(int64.passed);
   REQUIRE(int64.failures.size() == 1);
-  CHECK(int64.failures[0].detail ==
-        "the rewrite changed the graph's outputs: output 0 was float32[4], is int64[4]");
+  // The driver refuses the replacement itself (it must keep the type of the value it
+  // replaces); the runner's output-type check stands behind it.
+  CHECK_THAT(int64.failures[0].detail,
+             Catch::Contains("changes the type of 'mul' from float32[4] to int64[4]"));
 }

@@ -51,7 +51,16 @@ std::string usage_hints(const CLI::App& app) {
   if (&command == &app && app.count("model") > 0) {
     std::string model = app.get_option("model")->as<std::string>();
     std::error_code ec;
-    std::string near = closest_match(model, subcommand_names(app));
+    // Two edits: a swapped pair of letters ("tset") is the common typo of a short name.
+    std::string near;
+    int best = 3;
+    for (const std::string& name : subcommand_names(app)) {
+      int d = edit_distance(model, name, best);
+      if (d < best) {
+        best = d;
+        near = name;
+      }
+    }
     if (!near.empty() && !std::filesystem::exists(model, ec)) {
       out += "'" + escape_for_terminal(model) + "' is not a file: did you mean the subcommand '" +
              near + "'?\n";
