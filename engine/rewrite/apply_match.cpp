@@ -134,9 +134,15 @@ ApplyOutcome MatchApplier::place_results(const Match& m, Node* first_root) {
 /// Erases what the current match created. Nothing created is named yet, and no folded
 /// constant is in the store (name_unnamed).
 void MatchApplier::rollback() {
-  for (auto it = created_.rbegin(); it != created_.rend(); ++it) {
-    if ((*it)->is_dead() || !(*it)->users().empty()) continue;
-    graph_.erase(*it);
+  // Until none is left: a folded operand's get_attr is created after the op that reads it, so
+  // one pass from the back finds it still read.
+  for (bool erased = true; erased;) {
+    erased = false;
+    for (auto it = created_.rbegin(); it != created_.rend(); ++it) {
+      if ((*it)->is_dead() || !(*it)->users().empty()) continue;
+      graph_.erase(*it);
+      erased = true;
+    }
   }
   graph_.set_insert_point(nullptr);
   builder_.forget_unnamed();

@@ -1,4 +1,5 @@
-// Constant sharing in the rewrite driver (engine/rewrite/shared_constants.h): folds that give
+// Folded constants in the rewrite driver: constant sharing (engine/rewrite/shared_constants.h),
+// and undoing a failed match that materialised one. Folds that give
 // identical values read one constant; folds that differ in a byte or in type do not.
 #include <catch2/catch.hpp>
 
@@ -6,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/ir/verifier.h"
 #include "tests/engine/rewrite/rewrite_testing.h"
 #include "tests/testing/test_paths.h"
 
@@ -84,4 +86,31 @@ TEST_CASE("identical folds share one constant, different ones do not", "[rewrite
   REQUIRE(w2 != nullptr);
   CHECK(w0->f32()[0] == w2->f32()[0]);
   CHECK(w0->f32()[2] != w2->f32()[2]);
+}
+
+TEST_CASE("a replacement op that rejects a folded operand leaves the graph as it was",
+          "[rewrite][driver]") {
+  // The folded weight's get_attr is made after the conv2d that reads it; undoing the match
+  // must erase both (a fuzz_rules input left the get_attr behind, unnamed).
+  RuleSet rules = rules_from_text(R"(
+rule bad_fold {
+  pattern(x, w) { return conv2d(x, w) }
+  where const(w)
+  replacement { return conv2d(x, fold(reshape(w, [-1]))) }
+}
+)");
+  const std::string tensors = tensor("w", "[2, 2, 1, 1]", "[1, 2, 3, 4]");
+  Model m = model_from_nodes(join({input("x", "[1, 2, 3, 3]"), attr("w", "w"),
+                                   call("conv", "conv2d", testing::ref("x") + ", " +
+                                                              testing::ref("w")),
+                                   output({"conv"})}),
+                             tensors);
+  size_t before = m.graph->size();
+  Rewritten r = rewrite(*m.graph, rules);
+  CHECK_FALSE(r.result.ok);
+  CHECK_THAT(r.diagnostics, Catch::Contains("conv2d rejects its inputs"));
+  DiagnosticEngine diags;
+  CHECK(verify_graph(*m.graph, diags));
+  INFO(diags.render());
+  CHECK(m.graph->size() == before);
 }
