@@ -178,9 +178,10 @@ TEST_CASE("safetensors with no tensors round trips", "[engine][safetensors]") {
   CHECK(file->metadata.empty());
 }
 
-TEST_CASE("safetensors reader accepts data that is not aligned for its dtype",
+TEST_CASE("safetensors reader accepts data that is not aligned for its dtype, and aligns it",
           "[engine][safetensors]") {
   // The format promises no alignment; a one-byte tensor first puts the floats at offset 1.
+  // Kernels read constants as typed arrays, so the reader hands out an aligned copy.
   std::string header = R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},)"
                        R"("b":{"dtype":"F32","shape":[2],"data_offsets":[1,9]}})";
   DiagnosticEngine diags;
@@ -190,6 +191,7 @@ TEST_CASE("safetensors reader accepts data that is not aligned for its dtype",
   const ConstantTensor& b = file->tensors.at("b");
   CHECK(float_at(b, 0) == 3.0f);
   CHECK(float_at(b, 1) == -4.0f);
+  CHECK(reinterpret_cast<uintptr_t>(b.data) % alignof(float) == 0);
   CHECK(std::to_integer<int>(file->tensors.at("a").data[0]) == 42);
 }
 
