@@ -118,7 +118,9 @@ struct arg : sor< keyword_arg, in_arg, positional_arg > {};
 struct args : seq< arg, star< sp, one< ',' >, sp, arg >, opt< sp, one< ',' > > > {};
 struct call_args : seq< open_paren, sp, opt< args >, sp, must< close_args > > {};
 
-struct call : seq< ident, sp, call_args > {};
+// An op name before '(' may be a keyword: `where` is both a clause and an op.
+struct callee : seq< identifier > {};
+struct call : seq< callee, sp, call_args > {};
 struct alt_op_name : seq< ident > {};
 struct close_alts : one< ')' > {};
 struct alt_call_args : seq< call_args > {};

@@ -60,6 +60,8 @@ struct action<g::neg_expr> : pegtl::limit_depth<kMaxNestingDepth> {
 template <>
 struct action<g::ident> : build<&TreeBuilder::ident> {};
 template <>
+struct action<g::callee> : build<&TreeBuilder::ident> {};
+template <>
 struct action<g::doc_line> : build<&TreeBuilder::doc_line> {};
 
 // Tokens: openers (for "to match this" notes), operators and flag words.

@@ -20,6 +20,7 @@
 #include "engine/rewrite/rewriter.h"
 #include "ruletest/graph_match.h"
 #include "ruletest/output_types.h"
+#include "ruletest/rule_literals.h"
 #include "ruletest/rule_synthesis.h"
 #include "ruletest/rule_test_runner.h"
 #include "runtime/equivalence.h"
@@ -105,6 +106,11 @@ class GraphCheck {
     // Inputs past every threshold the standard ops have (relu6's 6, hardswish's ±3) and most
     // clamp bounds a rule writes: a rule right only on [-1, 1) fails.
     eq.input_scales = {1, 8, 64};
+    // Then zeros, ±inf, NaN and the values where behaviour changes: the standard activations'
+    // thresholds (hardswish's ±3, relu6's 6) and the rule's own constants.
+    eq.special_trials = 2;
+    eq.special_values = {3.0f, 6.0f};
+    for (double v : numeric_literals(rule_)) eq.special_values.push_back(static_cast<float>(v));
     std::optional<runtime::EquivalenceReport> report =
         runtime::check_equivalence(*before, after, eq, diags, "the synthesised graph");
     if (!report) {

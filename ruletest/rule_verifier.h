@@ -19,7 +19,8 @@ namespace graft::ruletest {
 struct VerifyOptions {
   uint64_t seed = 0;   // base seed of params and inputs; each graph derives its own
   int graphs = 8;      // graphs to synthesise per rule (more when it has many alternatives)
-  int trials = 3;      // random inputs per graph, in [-1, 1), [-8, 8) and [-64, 64) in turn
+  int trials = 3;      // random inputs per graph, in [-1, 1), [-8, 8) and [-64, 64) in turn;
+                       // then two trials of special values (zeros, thresholds, ±inf, NaN)
   double rtol = 1e-4;  // numpy.allclose tolerances, as `expect equivalent`
   double atol = 1e-5;
   PathPolicy paths;    // where the rule file's imports may lie besides its folder (--allow-path)

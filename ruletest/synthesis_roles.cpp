@@ -57,6 +57,21 @@ bool from_input(OperandRole role) {
 
 TensorType tensor(Shape shape) { return TensorType{DType::kFloat32, std::move(shape)}; }
 
+/// A value of `spec` other than its default, for the attributes that have no entry of their
+/// own in candidates(): the other bool, the next int, a float halved and moved off zero.
+std::optional<AttrValue> other_than_default(const AttrSpec& spec) {
+  const AttrValue& d = spec.default_value;
+  if (const auto* b = std::get_if<bool>(&d)) return AttrValue{!*b};
+  if (const auto* i = std::get_if<int64_t>(&d)) {
+    if (spec.type == AttrType::kFloat || spec.type == AttrType::kScalar) {
+      return AttrValue{static_cast<double>(*i) * 0.5 + 0.25};
+    }
+    return AttrValue{*i + 1};
+  }
+  if (const auto* f = std::get_if<double>(&d)) return AttrValue{*f * 0.5 + 0.25 == *f ? *f + 1 : *f * 0.5 + 0.25};
+  return std::nullopt;
+}
+
 /// Candidate values of attribute `spec` bound to a variable, for input type `x`: by the
 /// attribute's name, which means the same in every op that has it (stride, eps, dims).
 std::vector<AttrValue> candidates(const AttrSpec& spec, const TensorType* x) {
@@ -75,7 +90,7 @@ std::vector<AttrValue> candidates(const AttrSpec& spec, const TensorType* x) {
     return out;
   }
   if (a == "eps") return {AttrValue{1e-5}, AttrValue{1e-3}};
-  if (a == "training" || a == "keepdim" || a == "ceil_mode") return {AttrValue{false}};
+  if (a == "training") return {AttrValue{false}};
   if (a == "p") return {AttrValue{0.5}, AttrValue{0.0}};
   if (a == "negative_slope") return {AttrValue{0.01}, AttrValue{0.2}};
   if (a == "min_val") return {AttrValue{-1.0}, AttrValue{0.0}};
@@ -105,7 +120,12 @@ std::vector<AttrValue> candidates(const AttrSpec& spec, const TensorType* x) {
   if (a == "dim") return {AttrValue{int64_t{-1}}, AttrValue{int64_t{1}}};
   if (a == "start_dim") return {AttrValue{int64_t{1}}};
   if (a == "end_dim") return {AttrValue{int64_t{-1}}};
-  if (spec.has_default && !is_none(spec.default_value)) return {spec.default_value};
+  if (spec.has_default && !is_none(spec.default_value)) {
+    // The default and one other value: a rule that leaves the attribute free must be right
+    // for any value, so one that drops elu's alpha or add's alpha fails.
+    if (std::optional<AttrValue> other = other_than_default(spec)) return {spec.default_value, *other};
+    return {spec.default_value};
+  }
   switch (spec.type) {
     case AttrType::kBool: return {AttrValue{false}};
     case AttrType::kInt: return {AttrValue{int64_t{1}}};

@@ -1,13 +1,17 @@
 // Equivalence checking: both graphs compiled with the direct convolution algorithm (no
 // Winograd), so the two differ only by what the rewrite changed and not by oneDNN picking a
-// faster, less exact kernel for one of them.
+// faster, less exact kernel for one of them. The special-value trials run on the reference
+// interpreter, which defines what each op gives for zeros, infinities and NaN.
 #include "runtime/equivalence.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
+#include "eval/reference.h"
 #include "runtime/executable.h"
+#include "runtime/special_inputs.h"
 
 namespace graft::runtime {
 
@@ -31,10 +35,37 @@ std::string index_string(int64_t flat, const Shape& shape) {
   return fmt::format("[{}]", fmt::join(index, ", "));
 }
 
+/// |a - e|, where NaN matches NaN and an infinity matches itself (as numpy.allclose with
+/// equal_nan=True has it) and either against anything else differs infinitely.
+double element_diff(double e, double a) {
+  if (std::isnan(e) || std::isnan(a)) return std::isnan(e) && std::isnan(a) ? 0 : INFINITY;
+  if (std::isinf(e) || std::isinf(a)) return e == a ? 0 : INFINITY;
+  return std::fabs(a - e);
+}
+
+/// A value for a message: a NaN's sign bit means nothing in PyTorch, so it is not shown.
+std::string value_text(double v) { return std::isnan(v) ? "nan" : fmt::format("{:.6g}", v); }
+
+/// One trial's inputs: uniform in [-scale, scale), or special values.
+struct TrialInputs {
+  float scale = 1;
+  int special = -1;  // -1: uniform; 0: finite special values; 1: with ±inf and NaN
+
+  /// Past [-1, 1), absolute errors grow with the values: the trial's atol is relative to the
+  /// output's largest finite magnitude.
+  bool relative_atol() const { return scale > 1 || special >= 0; }
+  std::string describe() const {
+    if (special == 0) return ", inputs with special values";
+    if (special == 1) return ", inputs with special values, ±inf and NaN";
+    return scale != 1 ? fmt::format(", inputs in [-{:g}, {:g})", scale, scale) : std::string();
+  }
+};
+
 /// Compares one output; the first output out of tolerance gives the report its message, with
 /// the element that exceeds the tolerance most.
 void compare_output(const Tensor& expected, const Tensor& actual, size_t output, int trial,
-                    float scale, const EquivalenceOptions& options, EquivalenceReport& report) {
+                    const TrialInputs& inputs, const EquivalenceOptions& options,
+                    EquivalenceReport& report) {
   if (expected.shape() != actual.shape() || expected.dtype() != actual.dtype()) {
     if (report.equivalent) {
       report.message = fmt::format("output {}: expected {}{}, got {}{}", output,
@@ -46,7 +77,7 @@ void compare_output(const Tensor& expected, const Tensor& actual, size_t output,
     return;
   }
   double atol = options.atol;
-  if (scale > 1) {
+  if (inputs.relative_atol()) {
     double largest = 1;
     for (int64_t i = 0; i < expected.numel(); ++i) {
       double e = std::fabs(expected.value_at(i));
@@ -60,12 +91,11 @@ void compare_output(const Tensor& expected, const Tensor& actual, size_t output,
     // Any dtype: value_at reads int64 and bool exactly (as doubles).
     double e = expected.value_at(i);
     double a = actual.value_at(i);
-    double diff = std::fabs(a - e);
-    // NaN matches NaN and an infinity matches itself, as numpy.allclose(equal_nan=True) has it.
-    if (std::isnan(e) || std::isnan(a)) diff = std::isnan(e) && std::isnan(a) ? 0 : INFINITY;
-    if (std::isinf(e) || std::isinf(a)) diff = e == a ? 0 : INFINITY;
+    double diff = element_diff(e, a);
     report.max_abs_diff = std::max(report.max_abs_diff, diff);
-    double excess = diff - (atol + options.rtol * std::fabs(e));
+    // A non-finite expected value allows no slack: its match is exact (above), and
+    // rtol * |NaN| would make every comparison with it false, so that anything passed.
+    double excess = diff - (atol + options.rtol * (std::isfinite(e) ? std::fabs(e) : 0.0));
     if (excess > 0 && (worst < 0 || excess > worst_excess)) {
       worst = i;
       worst_excess = excess;
@@ -76,11 +106,12 @@ void compare_output(const Tensor& expected, const Tensor& actual, size_t output,
   double e = expected.value_at(worst);
   double a = actual.value_at(worst);
   report.message = fmt::format(
-      "output {} at {}: expected {:.6g}, got {:.6g} (|diff| {:.3g} > atol {:g} + rtol {:g} * "
+      "output {} at {}: expected {}, got {} (|diff| {:.3g} > atol {:g} + rtol {:g} * "
       "|expected|){}{}",
-      output, index_string(worst, expected.shape()), e, a, std::fabs(a - e), atol,
+      output, index_string(worst, expected.shape()), value_text(e), value_text(a),
+      element_diff(e, a), atol,
       options.rtol, trial > 0 ? fmt::format(", trial {}", trial + 1) : std::string(),
-      scale != 1 ? fmt::format(", inputs in [-{:g}, {:g})", scale, scale) : std::string());
+      inputs.describe());
 }
 
 }  // namespace
@@ -112,24 +143,44 @@ std::optional<EquivalenceReport> check_equivalence(const Graph& expected, const 
     return std::nullopt;
   }
   EquivalenceReport report;
-  for (int trial = 0; trial < std::max(1, options.trials); ++trial) {
-    const float scale = options.input_scales.empty()
-                            ? 1.0f
-                            : options.input_scales[static_cast<size_t>(trial) %
-                                                   options.input_scales.size()];
+  const int uniform_trials = std::max(1, options.trials);
+  const int special_trials = std::clamp(options.special_trials, 0, 2);
+  for (int trial = 0; trial < uniform_trials + special_trials; ++trial) {
+    TrialInputs kind;
+    if (trial >= uniform_trials) {
+      kind.special = trial - uniform_trials;
+    } else if (!options.input_scales.empty()) {
+      kind.scale = options.input_scales[static_cast<size_t>(trial) % options.input_scales.size()];
+    }
+    const std::vector<float> pool =
+        kind.special >= 0 ? special_value_pool(options.special_values, kind.special == 1)
+                          : std::vector<float>{};
     std::vector<Tensor> inputs;
     for (size_t i = 0; i < in_before.size(); ++i) {
-      inputs.push_back(in_before[i].dtype == DType::kFloat32
-                           ? Tensor::random(in_before[i].shape, mix(options.seed, trial, i),
-                                            -scale, scale)
-                           : Tensor::random_of(in_before[i].dtype, in_before[i].shape,
-                                               mix(options.seed, trial, i)));
+      const uint64_t seed = mix(options.seed, trial, i);
+      const TensorInfo& in = in_before[i];
+      if (in.dtype != DType::kFloat32) {
+        inputs.push_back(Tensor::random_of(in.dtype, in.shape, seed));
+      } else if (kind.special >= 0) {
+        inputs.push_back(special_tensor(in.shape, seed, pool));
+      } else {
+        inputs.push_back(Tensor::random(in.shape, seed, -kind.scale, kind.scale));
+      }
     }
-    std::optional<std::vector<Tensor>> want = before->run(inputs, diags);
-    std::optional<std::vector<Tensor>> got = want ? after->run(inputs, diags) : std::nullopt;
+    std::optional<std::vector<Tensor>> want, got;
+    if (kind.special >= 0) {
+      // The reference kernels give zeros, infinities and NaN the results PyTorch gives; oneDNN's
+      // need not (its standalone relu maps NaN to 0, a convolution's fused relu keeps it), and
+      // such a difference is no fault of the rewrite.
+      want = eval::run_reference(expected, inputs, diags);
+      got = want ? eval::run_reference(actual, inputs, diags) : std::nullopt;
+    } else {
+      want = before->run(inputs, diags);
+      got = want ? after->run(inputs, diags) : std::nullopt;
+    }
     if (!got) return std::nullopt;
     for (size_t o = 0; o < want->size(); ++o) {
-      compare_output((*want)[o], (*got)[o], o, trial, scale, options, report);
+      compare_output((*want)[o], (*got)[o], o, trial, kind, options, report);
     }
   }
   return report;

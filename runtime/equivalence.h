@@ -23,6 +23,12 @@ struct EquivalenceOptions {
   /// absolute tolerance of that trial is atol times the output's largest magnitude (at least
   /// 1): rounding grows with the values, and an element that cancels to near zero carries it.
   std::vector<float> input_scales = {1};
+  /// Trials after `trials` whose inputs mix uniform values with special ones: exact zeros of
+  /// both signs, ±1, ±0.5, large magnitudes (±1e4) and `special_values` (the thresholds of the
+  /// ops and the literals of a rule) with their float neighbours; the second such trial adds
+  /// ±inf and NaN. 0, 1 or 2. A NaN output matches a NaN only, an infinity the same infinity.
+  int special_trials = 0;
+  std::vector<float> special_values;
 };
 
 struct EquivalenceReport {
@@ -34,7 +40,8 @@ struct EquivalenceReport {
 };
 
 /// Runs `expected` and `actual` (same inputs: count, order, shapes) on random inputs uniform in
-/// [-1, 1), or the ranges of `options.input_scales`. Returns nullopt after reporting to `diags` when either graph cannot be compiled or
+/// [-1, 1), or the ranges of `options.input_scales`, then on special values (see
+/// EquivalenceOptions::special_trials). Returns nullopt after reporting to `diags` when either graph cannot be compiled or
 /// run (an op without a kernel, a non-float32 tensor) or their inputs or outputs differ in
 /// number or shape; `what` names the graphs in those messages.
 [[nodiscard]] std::optional<EquivalenceReport> check_equivalence(const Graph& expected,

@@ -563,3 +563,22 @@ TEST_CASE("keywords are whole words, so identifiers may start with one", "[dsl][
   REQUIRE(parsed.file != nullptr);
   CHECK(parsed.file->decls.size() == 1);
 }
+
+TEST_CASE("an op named like a keyword is called by name: where(c, x, y) is the op, not a clause",
+          "[dsl][grammar]") {
+  graft::testing::ParsedRules parsed = parse_text(
+      "rule r { pattern(x) { return where(gt(x, 0.0), x, relu(x)) } where rank(x) == 4 "
+      "replacement { return where(gt(x, 0.0), x, x) } }");
+  CHECK(parsed.diagnostics == "");
+  REQUIRE(parsed.file != nullptr);
+  const auto* rule = graft::dsl::ast::dyn_cast<graft::dsl::ast::RuleDecl>(parsed.file->decls[0]);
+  REQUIRE(rule != nullptr);
+  const auto* call =
+      graft::dsl::ast::dyn_cast<graft::dsl::ast::CallExpr>(rule->pattern->body->ret->values[0]);
+  REQUIRE(call != nullptr);
+  CHECK(call->ops[0]->text == "where");
+  CHECK(rule->clauses.size() == 1);
+  // A keyword is still no name of a value.
+  parsed = parse_text("rule r { pattern(x) { return where } replacement { return x } }");
+  CHECK(parsed.file == nullptr);
+}

@@ -5,6 +5,8 @@
 #   filter     --filter runs only the matching rules; a skip exits 1, or 0 with --allow-skip;
 #              --graphs, --seed
 #   ranges     rules right only near zero fail on the wider inputs; a control passes
+#   special    rules wrong only at zeros, infinities or NaN fail; controls pass
+#   attributes rules right only at an attribute's default fail; a control passes
 #   usage      a bad flag is a usage error (exit 2)
 set -u
 rewrite=$1
@@ -40,6 +42,31 @@ case $case_name in
     expect_line "^FAIL hardswish_without_clamp \\($near_zero:[0-9]+\\): counterexample"
     expect_line "inputs in \\[-(8|64), (8|64)\\)"
     expect_line "^PASS relu_of_relu \\($near_zero:[0-9]+, [0-9]+ graphs"
+    expect_line "^1 verified, 3 failed, 0 skipped$"
+    ;;
+  special)
+    special=tests/rules/data/wrong_special_values.rules
+    "$rewrite" verify "$special" >"$out" 2>&1
+    rc=$?
+    [ $rc -eq 1 ] || fail "exit code $rc, expected 1"
+    for rule in mul_by_zero_is_zero div_by_self_is_one exp_of_log_is_identity div_by_zero_is_identity; do
+      expect_line "^FAIL $rule \\($special:[0-9]+\\): counterexample"
+    done
+    # x * 0 differs from 0 only where x is ±inf or NaN.
+    expect_line "expected nan, got 0 .*inputs with special values, ±inf and NaN"
+    expect_line "^PASS double_negation \\($special:[0-9]+, [0-9]+ graphs"
+    expect_line "^PASS add_self_is_double \\($special:[0-9]+, [0-9]+ graphs"
+    expect_line "^2 verified, 4 failed, 0 skipped$"
+    ;;
+  attributes)
+    attributes=tests/rules/data/wrong_free_attributes.rules
+    "$rewrite" verify "$attributes" >"$out" 2>&1
+    rc=$?
+    [ $rc -eq 1 ] || fail "exit code $rc, expected 1"
+    for rule in elu_drops_alpha softplus_ignores_beta add_ignores_alpha; do
+      expect_line "^FAIL $rule \\($attributes:[0-9]+\\): counterexample"
+    done
+    expect_line "^PASS elu_keeps_alpha \\($attributes:[0-9]+, [0-9]+ graphs"
     expect_line "^1 verified, 3 failed, 0 skipped$"
     ;;
   filter)

@@ -91,7 +91,7 @@ Handler setup_verify(CLI::App& sub) {
   sub.add_option("--seed", flags->options.seed, "base seed of params and inputs (default 0)");
   sub.add_option("--graphs", flags->options.graphs, "graphs to synthesise per rule (default 8)")
       ->check(CLI::Range(1, 32));
-  sub.add_option("--trials", flags->options.trials, "random inputs per graph, in [-1, 1), [-8, 8), [-64, 64) in turn (default 3)")
+  sub.add_option("--trials", flags->options.trials, "random inputs per graph, in [-1, 1), [-8, 8), [-64, 64) in turn (default 3), before the two trials of special values")
       ->check(CLI::Range(1, 100));
   sub.add_option("--rtol", flags->options.rtol, "relative tolerance (default 1e-4)");
   sub.add_option("--atol", flags->options.atol, "absolute tolerance (default 1e-5)");
