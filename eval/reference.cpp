@@ -200,7 +200,10 @@ bool copy(const Call& call, Tensor& out) {
   if (call.node.schema()->family == OpFamily::kDropout) {
     auto training = call.bool_attr("training");
     if (!training) return false;
-    if (*training) return call.fail("dropout in training mode is random");
+    // In training, p = 0 zeroes nothing and scales by 1: the identity, exactly as torch.
+    auto p = *training ? call.float_attr("p") : std::optional<double>(0.0);
+    if (!p) return false;
+    if (*p != 0) return call.fail("dropout in training mode with p > 0 is random");
   }
   if (out.nbytes() > 0) std::memcpy(out.data(), x->data(), out.nbytes());
   return true;

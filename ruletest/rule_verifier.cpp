@@ -173,8 +173,20 @@ VerifyOutcome verify_rule(const dsl::CheckedRule& rule, const std::string& path,
       not_checked.push_back(result);
     }
   }
-  if (out.checked > 0) {
+  // A graph the rule rewrote but the runtime cannot run (dropout in training mode) is an
+  // instance the rule may be wrong on: the rule is not verified, whatever the others gave.
+  auto unrunnable = std::find_if(not_checked.begin(), not_checked.end(), [](const GraphResult& r) {
+    return r.kind == GraphResult::Kind::kNotRunnable;
+  });
+  if (out.checked > 0 && unrunnable == not_checked.end()) {
     out.verdict = Verdict::kPass;
+    return out;
+  }
+  if (out.checked > 0) {
+    out.verdict = Verdict::kSkip;
+    out.detail = fmt::format("not verified: {} graph{} passed, but the rule also rewrites graphs "
+                             "that cannot be run, where it is unchecked; {}",
+                             out.checked, out.checked == 1 ? "" : "s", unrunnable->detail);
     return out;
   }
   // Nothing checked: the most telling reason (a rule that matches nothing over a graph that

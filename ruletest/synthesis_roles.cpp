@@ -90,7 +90,8 @@ std::vector<AttrValue> candidates(const AttrSpec& spec, const TensorType* x) {
     return out;
   }
   if (a == "eps") return {AttrValue{1e-5}, AttrValue{1e-3}};
-  if (a == "training") return {AttrValue{false}};
+  // Training too: a rule whose training-mode instances cannot run is not verified there.
+  if (a == "training") return {AttrValue{false}, AttrValue{true}};
   if (a == "p") return {AttrValue{0.5}, AttrValue{0.0}};
   if (a == "negative_slope") return {AttrValue{0.01}, AttrValue{0.2}};
   if (a == "min_val") return {AttrValue{-1.0}, AttrValue{0.0}};

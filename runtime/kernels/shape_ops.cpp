@@ -22,7 +22,12 @@ std::optional<KernelPlan> build_alias(KernelContext& ctx) {
   if (ctx.family() == OpFamily::kDropout) {
     auto training = ctx.bool_attr("training");
     if (!training) return std::nullopt;
-    if (*training) return ctx.not_implemented("dropout in training mode (export in eval mode)");
+    // In training, p = 0 zeroes nothing and scales by 1: the identity, exactly as torch.
+    auto p = *training ? ctx.float_attr("p") : std::optional<double>(0.0);
+    if (!p) return std::nullopt;
+    if (*p != 0) {
+      return ctx.not_implemented("dropout in training mode with p > 0 (export in eval mode)");
+    }
   }
   // The result is never written in place while the input lives on: aliases share one value,
   // so the memory planner sees one lifetime covering every use of either name.

@@ -7,6 +7,7 @@
 #   ranges     rules right only near zero fail on the wider inputs; a control passes
 #   special    rules wrong only at zeros, infinities or NaN fail; controls pass
 #   attributes rules right only at an attribute's default fail; a control passes
+#   unrunnable a rule that also rewrites graphs the runtime cannot run is not verified (SKIP)
 #   usage      a bad flag is a usage error (exit 2)
 set -u
 rewrite=$1
@@ -68,6 +69,17 @@ case $case_name in
     done
     expect_line "^PASS elu_keeps_alpha \\($attributes:[0-9]+, [0-9]+ graphs"
     expect_line "^1 verified, 3 failed, 0 skipped$"
+    ;;
+  unrunnable)
+    unrunnable=tests/rules/data/wrong_unrunnable.rules
+    "$rewrite" verify "$unrunnable" >"$out" 2>&1
+    rc=$?
+    [ $rc -eq 1 ] || fail "exit code $rc, expected 1"
+    expect_line "^SKIP remove_any_dropout \\($unrunnable:[0-9]+\\): not verified: [0-9]+ graphs? passed, but the rule also rewrites graphs that cannot be run"
+    expect_line "dropout in training mode with p > 0"
+    expect_line "^PASS remove_dropout_eval \\($unrunnable:[0-9]+, [0-9]+ graphs"
+    expect_line "^PASS remove_dropout_p0 \\($unrunnable:[0-9]+, [0-9]+ graphs"
+    expect_line "^2 verified, 0 failed, 1 skipped$"
     ;;
   filter)
     # A skipped rule was not checked: it fails the run unless --allow-skip; --graphs and --seed

@@ -90,9 +90,10 @@ TEST_CASE("an op without a kernel is a compile-time diagnostic", "[runtime][exec
         "op 'frobnicate'\n");
 }
 
-TEST_CASE("training-mode dropout is reported as not implemented", "[runtime][executable]") {
-  // dropout's default is training=True (torch's F.dropout); only the inference form, the
-  // identity, runs. Neither the runtime nor the reference invents random masks.
+TEST_CASE("training-mode dropout is reported as not implemented unless p is 0",
+          "[runtime][executable]") {
+  // dropout's default is training=True (torch's F.dropout); only the identity forms run
+  // (inference, or p = 0). Neither the runtime nor the reference invents random masks.
   GraphBuilder b;
   Node* x = b.input("x", {2, 3});
   b.output({b.call("dropout", {in(x)}, {{"p", 0.3}})});
@@ -100,10 +101,25 @@ TEST_CASE("training-mode dropout is reported as not implemented", "[runtime][exe
   CHECK(runtime::compile(b.graph(), {}, diags) == nullptr);
   CHECK(diags.render() ==
         "error: node 'dropout' (dropout): not implemented in the runtime: dropout in training "
-        "mode (export in eval mode) (operands: float32[2, 3])\n");
+        "mode with p > 0 (export in eval mode) (operands: float32[2, 3])\n");
   DiagnosticEngine ref_diags;
   CHECK_FALSE(eval::run_reference(b.graph(), random_inputs(b.graph(), 1), ref_diags));
-  CHECK(ref_diags.render().find("dropout in training mode is random") != std::string::npos);
+  CHECK(ref_diags.render().find("dropout in training mode with p > 0 is random") !=
+        std::string::npos);
+
+  GraphBuilder identity;
+  Node* y = identity.input("x", {2, 3});
+  identity.output({identity.call("dropout", {in(y)}, {{"p", 0.0}})});
+  std::vector<eval::Tensor> inputs = random_inputs(identity.graph(), 1);
+  std::unique_ptr<runtime::Executable> exe = runtime::compile(identity.graph(), {}, diags);
+  REQUIRE(exe != nullptr);
+  std::optional<std::vector<eval::Tensor>> got = exe->run(inputs, diags);
+  std::optional<std::vector<eval::Tensor>> want = eval::run_reference(identity.graph(), inputs, diags);
+  INFO(diags.render());
+  REQUIRE(got);
+  REQUIRE(want);
+  CHECK(eval::max_abs_diff((*got)[0], inputs[0]) == 0);
+  CHECK(eval::max_abs_diff((*want)[0], inputs[0]) == 0);
 }
 
 TEST_CASE("an int64 input that is the output comes back unchanged", "[runtime][executable]") {
