@@ -91,6 +91,7 @@ std::optional<SynthesizedGraph> Synth::run(std::string* why) {
   }
   SynthesizedGraph out;
   out.anchor = returns.front();
+  out.int_inputs = int_inputs_ && !inputs_.empty();
   if (wrap_outputs_) {
     // `where not output(y)`: the returned values must feed something.
     for (std::string& r : returns) {
@@ -143,6 +144,9 @@ SynthValue Synth::define_param(const std::string& name, const TensorType& type, 
   if (const_.count(name)) {
     stmts_.push_back(fmt::format("{} = param f32{}{}", name, shape_text(type.shape),
                                  positive ? " positive" : ""));
+  } else if (int_inputs_) {
+    v.type.dtype = DType::kInt64;
+    inputs_.push_back(fmt::format("{}: i64{}", name, shape_text(type.shape)));
   } else {
     inputs_.push_back(fmt::format("{}: f32{}", name, shape_text(type.shape)));
   }

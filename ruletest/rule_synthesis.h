@@ -20,6 +20,9 @@ struct SynthesizedGraph {
   std::string text;
   /// The name of the node of the pattern's first returned value (where the rule anchors).
   std::string anchor;
+  /// The graph's inputs are int64 (a variant that tries the rule on integer tensors): one
+  /// whose ops do not compute in int64 is not an instance of the rule.
+  bool int_inputs = false;
 };
 
 /// The `variant`-th graph of `rule`'s pattern: variant 0 takes the first choice everywhere

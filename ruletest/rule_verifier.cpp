@@ -23,6 +23,7 @@
 #include "ruletest/rule_literals.h"
 #include "ruletest/rule_synthesis.h"
 #include "ruletest/rule_test_runner.h"
+#include "eval/reference.h"
 #include "runtime/equivalence.h"
 
 namespace graft::ruletest {
@@ -36,6 +37,18 @@ std::string indent_lines(const std::string& text, const std::string& indent) {
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) out += indent + line + "\n";
   return out;
+}
+
+/// Whether the reference interpreter runs `graph` on inputs of its types (zeros suffice: what
+/// fails is an op that does not compute in a dtype, or a random one).
+bool runs_on_reference(const Graph& graph) {
+  std::vector<eval::Tensor> inputs;
+  for (const Node* p : graph.placeholders()) {
+    if (!p->type() || !is_concrete(p->type()->shape)) return false;
+    inputs.push_back(eval::Tensor::zeros(p->type()->dtype, p->type()->shape));
+  }
+  DiagnosticEngine diags;
+  return eval::run_reference(graph, inputs, diags).has_value();
 }
 
 /// What became of one synthesised graph.
@@ -114,7 +127,20 @@ class GraphCheck {
     std::optional<runtime::EquivalenceReport> report =
         runtime::check_equivalence(*before, after, eq, diags, "the synthesised graph");
     if (!report) {
-      return {GraphResult::Kind::kNotRunnable, "the runtime cannot run it: " + diags.render()};
+      // What the runtime cannot compile (an op it computes in float32 only, on int64
+      // tensors), the reference interpreter may run.
+      DiagnosticEngine reference_diags(&sources);
+      eq.on_reference = true;
+      report = runtime::check_equivalence(*before, after, eq, reference_diags,
+                                          "the synthesised graph");
+      if (!report) {
+        // An int64 variant whose ops do not compute in int64 is no instance of the rule.
+        GraphResult::Kind kind = graph.int_inputs && !runs_on_reference(*before)
+                                     ? GraphResult::Kind::kNotBuilt
+                                     : GraphResult::Kind::kNotRunnable;
+        return {kind, "neither the runtime nor the reference can run it: " + diags.render() +
+                          reference_diags.render()};
+      }
     }
     if (!report->equivalent) {
       return {GraphResult::Kind::kFailed,

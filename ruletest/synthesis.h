@@ -41,7 +41,8 @@ std::optional<double> numeric(const AttrValue& v);
 class Synth {
  public:
   Synth(const dsl::CheckedRule& rule, int variant)
-      : rule_(*rule.decl), variant_(variant), shape_choice_((variant / 2) % 2) {}
+      : rule_(*rule.decl), variant_(variant), shape_choice_((variant / 2) % 2),
+        extra_batch_dim_((variant / 4) % 2 == 1), int_inputs_(variant % 8 == 7) {}
 
   std::optional<SynthesizedGraph> run(std::string* why);
 
@@ -124,6 +125,11 @@ class Synth {
   const ast::RuleDecl& rule_;
   int variant_;
   int shape_choice_;
+  // Variants beyond the first also vary what a rule may silently assume: a leading batch dim
+  // on matrix and sequence inputs (linear of a 3-d input), and int64 graph inputs (`x * 1.0
+  // → x` changes an integer tensor's dtype). Ops that reject them leave the variant unbuilt.
+  bool extra_batch_dim_;
+  bool int_inputs_;
   int points_ = 0;
   std::string error_;
 

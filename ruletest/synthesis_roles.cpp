@@ -156,6 +156,8 @@ std::optional<TensorType> Synth::role_type(const OpSchema& s, size_t index,
   *positive = role == kPositive || role == kPositiveChannel;
   if (role == kLikeResult) return infer(s, vals, attrs);
   if (int rank = input_rank(role); rank > 0) {
+    // linear, matmul and the sequence ops take leading batch dims: some variants give one.
+    if (role != kImage && extra_batch_dim_) ++rank;
     Shape shape = default_shape(rank_of(name, rank), name);
     const TensorType* other = known(1);
     if (role == kMatmulInput && other && other->rank() >= 2 && !shape.empty()) {

@@ -29,6 +29,9 @@ struct EquivalenceOptions {
   /// ±inf and NaN. 0, 1 or 2. A NaN output matches a NaN only, an infinity the same infinity.
   int special_trials = 0;
   std::vector<float> special_values;
+  /// Every trial on the reference interpreter instead of the runtime: for graphs the runtime
+  /// cannot compile (an op that computes in float32 only, given int64 tensors).
+  bool on_reference = false;
 };
 
 struct EquivalenceReport {

@@ -7,6 +7,7 @@
 #   ranges     rules right only near zero fail on the wider inputs; a control passes
 #   special    rules wrong only at zeros, infinities or NaN fail; controls pass
 #   attributes rules right only at an attribute's default fail; a control passes
+#   rank-dtype rules right for float32 or matrices only fail on int64 / batched variants
 #   unrunnable a rule that also rewrites graphs the runtime cannot run is not verified (SKIP)
 #   usage      a bad flag is a usage error (exit 2)
 set -u
@@ -69,6 +70,20 @@ case $case_name in
     done
     expect_line "^PASS elu_keeps_alpha \\($attributes:[0-9]+, [0-9]+ graphs"
     expect_line "^1 verified, 3 failed, 0 skipped$"
+    ;;
+  rank-dtype)
+    rank_dtype=tests/rules/data/wrong_rank_dtype.rules
+    "$rewrite" verify "$rank_dtype" >"$out" 2>&1
+    rc=$?
+    [ $rc -eq 1 ] || fail "exit code $rc, expected 1"
+    expect_line "^FAIL mul_one_any_dtype \\($rank_dtype:[0-9]+\\): the rewrite failed on graph [0-9]+"
+    expect_line "graph\\(x: i64\\["
+    expect_line "changes the type of 't1' from float32\\[.*\\] to int64\\["
+    expect_line "^FAIL linear_as_2d_matmul \\($rank_dtype:[0-9]+\\): the rewrite failed on graph [0-9]+"
+    expect_line "graph\\(x: f32\\[[0-9]+, [0-9]+, [0-9]+\\], w: f32"
+    expect_line "^PASS mul_one_floats \\($rank_dtype:[0-9]+, [0-9]+ graphs"
+    expect_line "^PASS linear_as_matmul \\($rank_dtype:[0-9]+, [0-9]+ graphs"
+    expect_line "^2 verified, 2 failed, 0 skipped$"
     ;;
   unrunnable)
     unrunnable=tests/rules/data/wrong_unrunnable.rules
