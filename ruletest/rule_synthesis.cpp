@@ -333,21 +333,28 @@ std::optional<SynthValue> Synth::emit_op(const OpSchema& s, std::vector<const as
   }
   std::optional<TensorType> out = infer(s, vals, attr_values);
   if (!out) return std::nullopt;
-  // 5. The statement: operands positionally up to the last one present.
+  // 5. The statement: operands positionally up to the last one present, while no attribute
+  // comes before them in the signature (layer_norm's weight follows normalized_shape); the
+  // others by keyword.
   std::vector<std::string> args;
   size_t last = 0;
   for (size_t i = 0; i < vals.size(); ++i) {
     if (vals[i]->kind != SynthValue::Kind::kNone) last = i + 1;
   }
-  std::vector<std::string> items;
+  size_t positional = 0;  // operands before the signature's first attribute
+  while (positional < s.params.size() && s.params[positional].is_operand) ++positional;
+  std::vector<std::string> items, by_keyword;
   for (size_t i = 0; i < last; ++i) {
     if (i >= variadic_begin) {
       items.push_back(vals[i]->text);
-    } else {
+    } else if (i < positional) {
       args.push_back(vals[i]->text);
+    } else if (vals[i]->kind != SynthValue::Kind::kNone) {
+      by_keyword.push_back(s.operands[i].name + "=" + vals[i]->text);
     }
   }
   if (variadic_begin < vals.size()) args.push_back(fmt::format("[{}]", fmt::join(items, ", ")));
+  args.insert(args.end(), by_keyword.begin(), by_keyword.end());
   args.insert(args.end(), attr_args.begin(), attr_args.end());
   std::string target = name.empty() ? fresh("t") : std::string(name);
   stmts_.push_back(fmt::format("{} = {}({})", target, s.name, fmt::join(args, ", ")));

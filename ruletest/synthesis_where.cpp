@@ -151,6 +151,17 @@ std::optional<AttrValue> Synth::choose_var(const std::string& var, std::vector<A
                                      std::get<int64_t>(*lit));
         }
         candidates.push_back(*lit);
+        // And values past it, for a strict bound (`$eps > 0.1`, `$k < 3`).
+        if (std::holds_alternative<double>(*lit)) {
+          const double d = std::get<double>(*lit);
+          for (double v : {d * 2, d / 2, d + 1, d - 1}) {
+            candidates.emplace_back(std::in_place_type<double>, v);
+          }
+        } else if (std::holds_alternative<int64_t>(*lit)) {
+          const int64_t i = std::get<int64_t>(*lit);
+          candidates.emplace_back(std::in_place_type<int64_t>, i + 1);
+          candidates.emplace_back(std::in_place_type<int64_t>, i - 1);
+        }
       }
     }
   }

@@ -8,6 +8,7 @@
 #   special    rules wrong only at zeros, infinities or NaN fail; controls pass
 #   attributes rules right only at an attribute's default fail; a control passes
 #   rank-dtype rules right for float32 or matrices only fail on int64 / batched variants
+#   instantiable a strict bound on a variable and a positional attribute before operands verify
 #   unrunnable a rule that also rewrites graphs the runtime cannot run is not verified (SKIP)
 #   usage      a bad flag is a usage error (exit 2)
 set -u
@@ -84,6 +85,15 @@ case $case_name in
     expect_line "^PASS mul_one_floats \\($rank_dtype:[0-9]+, [0-9]+ graphs"
     expect_line "^PASS linear_as_matmul \\($rank_dtype:[0-9]+, [0-9]+ graphs"
     expect_line "^2 verified, 2 failed, 0 skipped$"
+    ;;
+  instantiable)
+    instantiable=tests/rules/data/instantiable.rules
+    "$rewrite" verify "$instantiable" >"$out" 2>&1
+    rc=$?
+    [ $rc -eq 0 ] || fail "exit code $rc, expected 0"
+    expect_line "^PASS relu_relu_bn_big_eps \\($instantiable:[0-9]+, [0-9]+ graphs"
+    expect_line "^PASS relu_relu_layer_norm \\($instantiable:[0-9]+, [0-9]+ graphs"
+    expect_line "^2 verified, 0 failed, 0 skipped$"
     ;;
   unrunnable)
     unrunnable=tests/rules/data/wrong_unrunnable.rules
