@@ -143,6 +143,7 @@ RewriteResult Driver::run() {
   result_.nodes_labelled += graph_.size();
   for (const Phase& phase : rules_.phases) {
     ++phase_index_;
+    if (options_.before_phase) options_.before_phase(phase, graph_);
     if (!run_phase(phase)) {
       result_.ok = false;
       break;
@@ -306,6 +307,10 @@ bool Driver::apply_non_overlapping(std::vector<Match> matches, int iteration,
       charge(result_.stats[m.rule], start);
       continue;
     }
+    std::vector<std::string> matched;  // for on_applied: the names before the replacement
+    if (options_.on_applied) {
+      for (const Node* n : m.nodes) matched.push_back(n->name());
+    }
     ApplyOutcome outcome = applier_.apply(m, touched, &result_.created);
     charge(result_.stats[m.rule], start);
     if (outcome == ApplyOutcome::kRuleError) return false;  // reported
@@ -315,6 +320,7 @@ bool Driver::apply_non_overlapping(std::vector<Match> matches, int iteration,
     }
     ++result_.stats[m.rule].applied;
     result_.applied.push_back({rule.name, anchor_name, phase_index_, iteration});
+    if (options_.on_applied) options_.on_applied(result_.applied.back(), matched);
   }
   return true;
 }

@@ -51,6 +51,8 @@ struct ConstantFolder {
   explicit operator bool() const { return static_cast<bool>(fold); }
 };
 
+struct AppliedRewrite;  // below; RewriteOptions::on_applied takes one
+
 struct RewriteOptions {
   /// Folds replacement ops whose operands are all constant. Without one, such ops stay in the
   /// graph as ops, and a rule that needs `fold(...)` is an error.
@@ -63,6 +65,14 @@ struct RewriteOptions {
   /// Called after each phase with the graph as the next phase sees it (`--print-after`). Dead
   /// nodes may still be allocated then, but none is linked.
   std::function<void(const Phase& phase, const Graph& graph)> after_phase;
+  /// Called before each phase with the graph the phase starts from (`--explain` explains a
+  /// rule on the graph its phase sees).
+  std::function<void(const Phase& phase, const Graph& graph)> before_phase;
+  /// Called for each applied rewrite with the names of the graph nodes its match covered,
+  /// read before they were replaced (`--explain` names the rewrite that took a node first).
+  /// Unset, it costs nothing.
+  std::function<void(const AppliedRewrite& rewrite,
+                     const std::vector<std::string>& matched)> on_applied;
   /// The most nodes the rewrites of one run may create; 0 means
   /// default_created_nodes_limit() of the graph's size. A rule whose replacement matches its
   /// own pattern again (u(x) -> u(x) + u(x)) grows the graph every fixpoint iteration, doubling
@@ -116,6 +126,29 @@ struct RewriteResult {
 /// A run stopped by a limit leaves a valid graph: it stops between two rewrites.
 RewriteResult rewrite_graph(Graph& graph, const CompiledRules& rules, const RewriteOptions& options,
                             DiagnosticEngine& diags);
+
+/// What became of `rule` at the node named `node` in a whole run (`--explain RULE@NODE`): per
+/// phase that holds the rule, explain_match on the graph that phase starts from (until the
+/// node is gone), and which rewrite, if any, took the node first.
+struct RunExplanation {
+  struct AtPhase {
+    std::string phase;
+    bool node_present = true;  // false: a rewrite of an earlier phase replaced the node
+    Explanation why;           // when node_present
+  };
+  std::vector<AtPhase> phases;
+  /// The first applied rewrite whose match covered the node (`rule` itself when it applied
+  /// there), with the phase's name; nullopt when no rewrite touched the node.
+  std::optional<AppliedRewrite> taken_by;
+  std::string taken_in_phase;
+};
+
+/// Runs `rules` on a copy of `graph` with `options` (its hooks are replaced) and explains
+/// `rule` at `node` as RunExplanation says. Reports unknown names to `diags`; a failing run is
+/// reported too, and what was explained until then is returned.
+std::optional<RunExplanation> explain_in_run(const Graph& graph, const CompiledRules& rules,
+                                             RewriteOptions options, const std::string& rule,
+                                             const std::string& node, DiagnosticEngine& diags);
 
 /// Why `rule` does or does not rewrite at the node named `node` (`--explain RULE@NODE`): the
 /// first failing structural, attribute or `where` check, or the driver's reason to decline a

@@ -117,14 +117,39 @@ case "$case_name" in
     [ ! -e "$tmp/none.json" ] || fail "dry run wrote"
     expect 0 "fuse_conv_bn                          4        4        4" -- \
       "$rewrite" --rules "$rules" "$example" -o "$tmp/g.json" --stats
-    expect 0 "fuse_conv_bn@stem_bn: matches" -- "$rewrite" --rules "$rules" "$example" --explain fuse_conv_bn@stem_bn
-    expect 0 "no match:" -- "$rewrite" --rules "$rules" "$example" --explain fuse_conv_bn@stem_relu
+    expect 0 "fuse_conv_bn@stem_bn in phase 'default': matches" -- "$rewrite" --rules "$rules" "$example" --explain fuse_conv_bn@stem_bn
+    expect 0 "fuse_conv_bn@stem_bn: applied in phase 'default'" -- "$rewrite" --rules "$rules" "$example" --explain fuse_conv_bn@stem_bn
+    expect 0 "fuse_conv_bn@stem_relu in phase 'default': no match:" -- "$rewrite" --rules "$rules" "$example" --explain fuse_conv_bn@stem_relu
+    expect 0 "fuse_conv_bn@stem_relu: not applied" -- "$rewrite" --rules "$rules" "$example" --explain fuse_conv_bn@stem_relu
     # The explained rule's `///` doc comment follows the explanation, matched or not.
     for node in stem_bn stem_relu; do
       out=$("$rewrite" --rules "$rules" "$example" --explain fuse_conv_bn@$node)
-      sed -n 2p <<<"$out" | grep -qxF "  /// Fold inference batch-norm into the preceding convolution." \
+      sed -n 3p <<<"$out" | grep -qxF "  /// Fold inference batch-norm into the preceding convolution." \
         || fail "--explain at $node does not show the rule's doc comment"
     done
+    # A rule is explained on the graph its phase sees (after the fold, conv+relu matches where
+    # the input has a batch_norm between them), and a node another rule took first is named.
+    cat > "$tmp/phased.rules" <<EOF
+import "$rules"
+rule conv_relu {
+  pattern(x, w, b?) { return relu(conv2d(x, w, b, stride=\$s, padding=\$p, dilation=\$d, groups=\$g)) }
+  replacement { return conv2d_post(x, w, b, stride=\$s, padding=\$p, dilation=\$d, groups=\$g, activation="relu") }
+}
+rule relu_any {
+  pattern(x) { return relu(x) }
+  benefit 5
+  replacement { return clamp(x, min=0.0) }
+}
+phase fold fixpoint { fuse_conv_bn }
+phase fuse once { conv_relu, relu_any }
+EOF
+    out=$("$rewrite" --rules "$tmp/phased.rules" "$example" --explain conv_relu@stem_relu --allow-path "$src")
+    grep -qF "conv_relu@stem_relu in phase 'fuse': matches" <<<"$out" \
+      || fail "conv_relu is not explained on the graph after the fold: $out"
+    grep -qF "conv_relu@stem_relu: not applied: relu_any (phase 'fuse') took 'stem_relu' first" <<<"$out" \
+      || fail "--explain does not name the rule that took the node: $out"
+    out=$("$rewrite" --rules "$tmp/phased.rules" "$example" --explain fuse_conv_bn@stem_bn --allow-path "$src")
+    grep -qF "fuse_conv_bn@stem_bn: applied in phase 'fold'" <<<"$out" || fail "$out"
     expect 1 "no node named 'stem_bnn'" -- "$rewrite" --rules "$rules" "$example" --explain fuse_conv_bn@stem_bnn
     expect 2 "RULE@NODE" -- "$rewrite" --rules "$rules" "$example" --explain fuse_conv_bn
     expect 0 "" -- "$rewrite" --rules "$rules" "$example" -o "$tmp/h.json" --dot "$tmp/b.dot" --dot-after "$tmp/a.dot"
@@ -322,7 +347,7 @@ sys.exit(any((b < 32 and b not in (9, 10)) or b == 127 for b in d))" "$1" \
     run_clean 1 ' 1 | rule r\e[31m { pattern' -- "$rewrite" check "$tmp/esc.rules"
     run_clean 1 "no node named 'r\e[31m'" -- \
       "$rewrite" --rules "$rules" "$tmp/esc.json" --explain $'fuse_conv_bn@r\e[31m'
-    run_clean 0 'remove_dropout@x\e[31m: no match' -- \
+    run_clean 0 "remove_dropout@x\\e[31m in phase 'default': no match" -- \
       "$rewrite" --rules "$rules" "$tmp/esc.json" --explain $'remove_dropout@x\e[31m'
     run_clean 0 "0 rewrites" -- "$rewrite" --rules "$rules" "$tmp/esc.json" --dry-run --stats
     run_clean 0 'r\r\n\x00evil\u009b: float32[1, 3]' -- "$rewrite" run "$tmp/esc.json" --batch 1 --dump
@@ -626,7 +651,7 @@ PY
     grep -qE '^ +\| +\^~{9}$' <<<"$out" || fail "no caret under the rule's name"
     [ "$("${run[@]}" --dry-run 2>&1 | grep -c warning)" = 1 ] || fail "not one warning"
     "$rewrite" print "$tmp/out.json" | grep -q "call_function  t30" || fail "the model was not written"
-    expect 0 "every_rank@t30: no match: gave up after 100000 binding steps" \
+    expect 0 "every_rank@t30 in phase 'default': no match: gave up after 100000 binding steps" \
       -- "${run[@]}" --explain every_rank@t30
     ;;
   spatial-attrs)
