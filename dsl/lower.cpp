@@ -407,6 +407,9 @@ class RuleLowering {
       }
     } else if (v->kind == ast::NodeKind::kWildcard) {
       return true;  // `stride=_`: explicitly not checked
+    } else if (std::optional<AttrCheck> items = list_with_vars(v, spec)) {
+      check.kind = AttrCheck::Kind::kList;
+      check.elements = std::move(items->elements);
     } else if (const auto* var = ast::dyn_cast<ast::AttrVarExpr>(v)) {
       check.kind = AttrCheck::Kind::kBind;
       check.var = attr_var(var->name);
@@ -424,6 +427,35 @@ class RuleLowering {
     }
     alt.attrs.push_back(std::move(check));
     return true;
+  }
+
+  /// A list with `$` or `_` items (`stride=[$s, $s]`) as a kList check's items; nullopt for
+  /// any other expression. Sema has checked the items.
+  std::optional<AttrCheck> list_with_vars(const ast::Expr* v, const AttrSpec& spec) {
+    const auto* list = ast::dyn_cast<ast::ListExpr>(v);
+    if (list == nullptr || !has_var_or_wildcard(*list)) return std::nullopt;
+    AttrCheck out;
+    for (const ast::Expr* item : list->items) {
+      AttrCheck c;
+      if (const auto* var = ast::dyn_cast<ast::AttrVarExpr>(item)) {
+        c.kind = AttrCheck::Kind::kBind;
+        c.var = attr_var(var->name);
+      } else if (const auto* n = ast::dyn_cast<ast::NumberExpr>(item)) {
+        c.kind = AttrCheck::Kind::kEquals;
+        c.value = spec.type == AttrType::kInts ? AttrValue{static_cast<int64_t>(n->float_value)}
+                                               : AttrValue{n->float_value};
+      } else {
+        c.kind = AttrCheck::Kind::kAny;
+      }
+      out.elements.push_back(std::move(c));
+    }
+    return out;
+  }
+
+  static bool has_var_or_wildcard(const ast::ListExpr& list) {
+    return std::any_of(list.items.begin(), list.items.end(), [](const ast::Expr* e) {
+      return e->kind == ast::NodeKind::kAttrVar || e->kind == ast::NodeKind::kWildcard;
+    });
   }
 
   // ** where **
@@ -831,6 +863,23 @@ class RuleLowering {
       return v;
     }
     if (std::optional<ReplValue> dims = dim_symbol_attr(*arg.value)) return *dims;
+    if (const auto* list = ast::dyn_cast<ast::ListExpr>(arg.value);
+        list != nullptr && has_var_or_wildcard(*list)) {
+      // `stride=[$s, $s]`: an int list of numbers and variables (sema allows no `_` here).
+      v.kind = ReplValue::Kind::kDimList;
+      for (const ast::Expr* item : list->items) {
+        ReplValue element;
+        if (const auto* var = ast::dyn_cast<ast::AttrVarExpr>(item)) {
+          element.kind = ReplValue::Kind::kAttrVar;
+          element.index = attr_var(var->name);
+        } else {
+          element.kind = ReplValue::Kind::kScalar;
+          element.scalar = Scalar{static_cast<const ast::NumberExpr*>(item)->float_value, true};
+        }
+        v.items.push_back(element);
+      }
+      return v;
+    }
     std::optional<AttrValue> value =
         arg.is_in ? std::nullopt : attr_literal(arg.value, schema, spec);
     if (arg.is_in) unsupported(arg.range, "an 'in' constraint in a replacement");

@@ -302,6 +302,7 @@ void Sema::check_attr_arg(const Arg* arg, const OpSchema& s, const AttrSpec& spe
     default:
       break;
   }
+  if (check_list_with_vars(v, spec, desc, env)) return;
   if (env.mode == Mode::kReplacement && check_dim_symbol_attr(v, spec, desc, env)) return;
   std::optional<AttrValue> value = literal_value(v);
   if (!value) {
@@ -315,6 +316,58 @@ void Sema::check_attr_arg(const Arg* arg, const OpSchema& s, const AttrSpec& spe
     return;
   }
   if (!coerce_attr(spec, *value, &err)) error(v->range, "bad value for " + desc + ": " + err);
+}
+
+bool Sema::check_list_with_vars(const Expr* v, const AttrSpec& spec, const std::string& desc,
+                                Env& env) {
+  const auto* list = dyn_cast<ListExpr>(v);
+  if (list == nullptr || std::none_of(list->items.begin(), list->items.end(), [](const Expr* e) {
+        return e->kind == NodeKind::kAttrVar || e->kind == NodeKind::kWildcard;
+      })) {
+    return false;
+  }
+  if (spec.type != AttrType::kInts && spec.type != AttrType::kFloats) {
+    error(v->range, desc + " is " + spec_type_name(spec) + ", not a list of numbers");
+    return true;
+  }
+  if (env.mode == Mode::kReplacement && spec.type == AttrType::kFloats) {
+    error(v->range, "'$' items in a float list such as " + desc + " are not supported in a " +
+                        "replacement yet; bind the whole list");
+    return true;
+  }
+  if (spec.fixed_length > 0 && list->items.size() != static_cast<size_t>(spec.fixed_length)) {
+    error(v->range, desc + " has " + std::to_string(spec.fixed_length) + " items, not " +
+                        std::to_string(list->items.size()));
+    return true;
+  }
+  AttrSpec item_spec;  // what one item holds: a `$` item is bound to and used as this
+  item_spec.name = spec.name;
+  item_spec.type = spec.type == AttrType::kInts ? AttrType::kInt : AttrType::kFloat;
+  for (const Expr* item : list->items) {
+    if (item->kind == NodeKind::kWildcard) {
+      if (env.mode != Mode::kPattern) error(item->range, "'_' can only be used in a pattern");
+    } else if (const auto* var = dyn_cast<AttrVarExpr>(item)) {
+      check_attr_var(var, item_spec, "an item of " + desc, env);
+      if (env.mode == Mode::kReplacement && env.attr_vars != nullptr) {
+        auto it = env.attr_vars->find(var->name);
+        // A scalar operand's variable fits a number (check_attr_var), but may hold a float.
+        if (it != env.attr_vars->end() && !it->second.spec) {
+          error(var->range, "'$" + std::string(var->name) + "' is bound to " + it->second.source +
+                                ", which may be a float: it cannot be an item of " + desc +
+                                " (ints)");
+        }
+      }
+    } else if (const auto* n = dyn_cast<NumberExpr>(item)) {
+      if (spec.type == AttrType::kInts && !n->is_int) {
+        error(item->range, "the items of " + desc + " are ints, got '" +
+                               std::string(n->spelling) + "'");
+      }
+    } else {
+      error(item->range, "an item of " + desc + " must be a number, a '$' variable" +
+                             (env.mode == Mode::kPattern ? " or '_'" : ""));
+    }
+  }
+  return true;
 }
 
 bool Sema::check_dim_symbol_attr(const Expr* v, const AttrSpec& spec, const std::string& desc,

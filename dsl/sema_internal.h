@@ -193,6 +193,11 @@ class Sema {
   /// when `value` is such an expression (and any problem was reported), false otherwise.
   bool check_dim_symbol_attr(const ast::Expr* value, const AttrSpec& spec, const std::string& desc,
                              Env& env);
+  /// A list attribute with `$` or `_` items (`stride=[$s, $s]`, `shape=[$n, _, 4]`): true when
+  /// `value` is such a list (and any problem was reported), false otherwise. Items are numbers,
+  /// `$` variables holding one item and, in a pattern, `_`; in a replacement, int lists only.
+  bool check_list_with_vars(const ast::Expr* value, const AttrSpec& spec, const std::string& desc,
+                            Env& env);
   /// Runs the schema's shape function when every input type is known; reports at `range`.
   std::optional<TensorType> infer(SourceRange range, const ast::BoundCall& bound,
                                   const std::vector<ValueResult>& operands,

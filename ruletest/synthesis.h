@@ -110,6 +110,10 @@ class Synth {
   std::optional<AttrValue> choose_attr(const OpSchema& s, size_t index, const ast::Arg* arg,
                                        const TensorType* x, bool* emit);
 
+  /// The value of a list attribute written with `$` or `_` items (`stride=[$s, $s]`).
+  std::optional<AttrValue> list_with_vars(const ast::ListExpr& list, const AttrSpec& spec,
+                                          const TensorType* x);
+
   std::optional<TensorType> infer(const OpSchema& s,
                                   const std::vector<std::optional<SynthValue>>& vals,
                                   const std::vector<AttrValue>& attrs);

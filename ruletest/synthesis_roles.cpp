@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "engine/match/attr_check.h"
 #include "ruletest/synthesis.h"
 
 namespace graft::ruletest::synthesis {
@@ -232,6 +233,41 @@ std::optional<TensorType> Synth::input_role_type(const OpSchema& s, OperandRole 
 
 /// The value of attribute `index` of `s` as the pattern states it (`emit` is set when the
 /// graph must spell it out), or its default when the pattern does not mention it.
+std::optional<AttrValue> Synth::list_with_vars(const ast::ListExpr& list, const AttrSpec& spec,
+                                               const TensorType* x) {
+  // An item takes the values the attribute's candidates have at that place: stride's [1, 1]
+  // and [2, 2] give an item 1 or 2.
+  const bool ints = spec.type == AttrType::kInts;
+  std::vector<AttrValue> items;
+  for (const AttrValue& c : candidates(spec, x)) {
+    for (size_t i = 0; attr_list_size(c) && i < *attr_list_size(c); ++i) {
+      AttrValue item = *attr_list_item(c, i);
+      if (!ints) item = AttrValue{*numeric(item)};
+      if (std::none_of(items.begin(), items.end(), [&](const AttrValue& o) { return attr_equal(o, item); })) {
+        items.push_back(item);
+      }
+    }
+  }
+  if (items.empty()) items.push_back(ints ? AttrValue{int64_t{1}} : AttrValue{0.5});
+  std::vector<int64_t> int_list;
+  std::vector<double> float_list;
+  for (const ast::Expr* e : list.items) {
+    std::optional<AttrValue> item;
+    if (const auto* var = ast::dyn_cast<ast::AttrVarExpr>(e)) {
+      item = choose_var(std::string(var->name), items);
+    } else if (e->kind == ast::NodeKind::kWildcard) {
+      item = items[choose(static_cast<int>(items.size()))];
+    } else {
+      item = literal_value(e);
+    }
+    std::optional<double> number = item ? numeric(*item) : std::nullopt;
+    if (!number) return std::nullopt;
+    int_list.push_back(static_cast<int64_t>(*number));
+    float_list.push_back(*number);
+  }
+  return ints ? AttrValue{int_list} : AttrValue{float_list};
+}
+
 std::optional<AttrValue> Synth::choose_attr(const OpSchema& s, size_t index, const ast::Arg* arg,
                                      const TensorType* x, bool* emit) {
   const AttrSpec& spec = s.attrs[index];
@@ -263,6 +299,13 @@ std::optional<AttrValue> Synth::choose_attr(const OpSchema& s, size_t index, con
     }
   } else if (const auto* var = ast::dyn_cast<ast::AttrVarExpr>(arg->value)) {
     value = choose_var(std::string(var->name), candidates(spec, x));
+    if (!value) return std::nullopt;
+  } else if (const auto* list = ast::dyn_cast<ast::ListExpr>(arg->value);
+             list != nullptr && (spec.type == AttrType::kInts || spec.type == AttrType::kFloats) &&
+             std::any_of(list->items.begin(), list->items.end(), [](const ast::Expr* e) {
+               return e->kind == ast::NodeKind::kAttrVar || e->kind == ast::NodeKind::kWildcard;
+             })) {
+    value = list_with_vars(*list, spec, x);
     if (!value) return std::nullopt;
   } else {
     value = literal_value(arg->value);

@@ -23,8 +23,34 @@ bool attr_matches(const AttrValue& value, const AttrValue& expected, double tole
   return attr_equal(value, expected);
 }
 
+std::optional<size_t> attr_list_size(const AttrValue& value) {
+  if (const auto* ints = std::get_if<std::vector<int64_t>>(&value)) return ints->size();
+  if (const auto* floats = std::get_if<std::vector<double>>(&value)) return floats->size();
+  return std::nullopt;
+}
+
+std::optional<AttrValue> attr_list_item(const AttrValue& value, size_t i) {
+  if (const auto* ints = std::get_if<std::vector<int64_t>>(&value)) {
+    if (i < ints->size()) return AttrValue{(*ints)[i]};
+  } else if (const auto* floats = std::get_if<std::vector<double>>(&value)) {
+    if (i < floats->size()) return AttrValue{(*floats)[i]};
+  }
+  return std::nullopt;
+}
+
 bool attr_check_holds(const AttrCheck& check, const AttrValue& value) {
   switch (check.kind) {
+    case AttrCheck::Kind::kList: {
+      if (attr_list_size(value) != check.elements.size()) return false;
+      for (size_t i = 0; i < check.elements.size(); ++i) {
+        const AttrCheck& item = check.elements[i];
+        if (item.kind == AttrCheck::Kind::kBind || item.kind == AttrCheck::Kind::kAny) continue;
+        if (!attr_check_holds(item, *attr_list_item(value, i))) return false;
+      }
+      return true;
+    }
+    case AttrCheck::Kind::kAny:
+      return true;
     case AttrCheck::Kind::kEquals:
       return attr_matches(value, check.value, check.tolerance);
     case AttrCheck::Kind::kIn:
@@ -48,6 +74,10 @@ void append_double(std::string& key, double v) {
   key.append(bytes, sizeof v);
 }
 
+std::string var_name(uint32_t var, const std::vector<std::string>* attr_vars) {
+  return attr_vars != nullptr && var < attr_vars->size() ? (*attr_vars)[var] : std::to_string(var);
+}
+
 }  // namespace
 
 std::string attr_check_key(const AttrCheck& check) {
@@ -67,7 +97,16 @@ std::string attr_check_key(const AttrCheck& check) {
       append_double(key, check.lo);
       append_double(key, check.hi);
       break;
+    case AttrCheck::Kind::kList:
+      // The bindings are part of the key: [$a, $a] and [$a, $b] are different checks.
+      for (const AttrCheck& item : check.elements) {
+        key += attr_check_key(item);
+        if (item.kind == AttrCheck::Kind::kBind) key += std::to_string(item.var);
+        key += ";";
+      }
+      break;
     case AttrCheck::Kind::kBind:
+    case AttrCheck::Kind::kAny:
       break;
   }
   return key;
@@ -90,9 +129,24 @@ std::string attr_check_text(const OpSchema& op, const AttrCheck& check,
     case AttrCheck::Kind::kRange:
       return fmt::format("{} in {}..{}", name, check.lo, check.hi);
     case AttrCheck::Kind::kBind:
-      return name + "=$" + (attr_vars != nullptr && check.var < attr_vars->size()
-                                ? (*attr_vars)[check.var]
-                                : std::to_string(check.var));
+      return name + "=$" + var_name(check.var, attr_vars);
+    case AttrCheck::Kind::kList: {
+      std::string text = name + "=[";
+      for (size_t i = 0; i < check.elements.size(); ++i) {
+        const AttrCheck& item = check.elements[i];
+        text += i > 0 ? ", " : "";
+        if (item.kind == AttrCheck::Kind::kBind) {
+          text += "$" + var_name(item.var, attr_vars);
+        } else if (item.kind == AttrCheck::Kind::kEquals) {
+          text += attr_to_string(item.value);
+        } else {
+          text += "_";
+        }
+      }
+      return text + "]";
+    }
+    case AttrCheck::Kind::kAny:
+      return name + "=_";
   }
   return name;
 }

@@ -17,7 +17,15 @@ std::optional<double> attr_number(const AttrValue& value);
 /// `value == expected`; numbers within `tolerance` when it is positive.
 bool attr_matches(const AttrValue& value, const AttrValue& expected, double tolerance);
 
-/// Whether `value` passes `check`, which must not be a binding (AttrCheck::Kind::kBind).
+/// Item `i` of an int or float list attribute as an int or float value; nullopt past its end
+/// or for a value that is not such a list.
+std::optional<AttrValue> attr_list_item(const AttrValue& value, size_t i);
+/// The number of items of an int or float list attribute; nullopt for another value.
+std::optional<size_t> attr_list_size(const AttrValue& value);
+
+/// Whether `value` passes `check`, which must not be a binding (AttrCheck::Kind::kBind); a
+/// kList holds when the list has its length and its literal items match (its bindings are the
+/// binder's).
 bool attr_check_holds(const AttrCheck& check, const AttrValue& value);
 
 /// A key identifying `check` (not a binding) up to equality: equal keys, same verdicts.

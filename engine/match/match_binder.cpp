@@ -396,10 +396,23 @@ class Binder {
         if (!bind_attr_var(b, c.var, value, here)) return false;
         continue;
       }
+      if (c.kind == AttrCheck::Kind::kList && attr_check_holds(c, value)) {
+        // The literal items matched; the `$` items bind (the same variable twice: equal).
+        for (size_t i = 0; i < c.elements.size(); ++i) {
+          if (c.elements[i].kind != AttrCheck::Kind::kBind) continue;
+          if (!bind_attr_var(b, c.elements[i].var, *attr_list_item(value, i), here)) return false;
+        }
+        continue;
+      }
       if (attr_check_holds(c, value)) continue;
       switch (c.kind) {
         case AttrCheck::Kind::kEquals: return mismatch([&] { return attr_to_string(c.value); });
         case AttrCheck::Kind::kIn: return mismatch([] { return std::string("one of the listed values"); });
+        case AttrCheck::Kind::kList:
+          return mismatch([&] {
+            std::string text = attr_check_text(*alt.schema, c, &rule_.attr_var_names);
+            return text.substr(text.find('=') + 1);
+          });
         default:
           return mismatch([&] { return "a value in " + std::to_string(c.lo) + ".." + std::to_string(c.hi); });
       }

@@ -42,6 +42,8 @@ struct AttrCheck {
     kBind,    // bound to attribute var `var`; bound twice means equal
     kIn,      // one of `values`
     kRange,   // lo <= value <= hi (numbers)
+    kList,    // a list of elements.size() items, item i checked by elements[i]
+    kAny,     // any value: `_` as an item of a kList
   };
   Kind kind = Kind::kEquals;
   uint32_t attr = 0;  // index into the alternative's schema attrs
@@ -50,6 +52,8 @@ struct AttrCheck {
   uint32_t var = 0;               // kBind
   std::vector<AttrValue> values;  // kIn
   double lo = 0, hi = 0;          // kRange
+  /// kList (`stride=[$s, $s]`, `shape=[$n, _, 4]`): kEquals, kBind or kAny per item.
+  std::vector<AttrCheck> elements;
 };
 
 /// One alternative op of a PatNode with its operands bound to that op's schema.
@@ -143,7 +147,8 @@ struct ReplValue {
     kLiteral,   // an attribute literal (`stride=[1, 1]`, `approximate="tanh"`)
     kCoalesce,  // `a ?? b`: items[0] unless it is None, else items[1]
     kSymbol,    // an int attribute: the dim that `where` bound to dim symbol `index` (`D`)
-    kDimList,   // an int-list attribute of kScalar ints and kSymbol dims (`[D]`, `[1, D]`)
+    kDimList,   // an int-list attribute of kScalar ints, kSymbol dims and kAttrVar ints
+                //   (`[D]`, `[1, D]`, `[$s, $s]`)
     kOpName,    // a str attribute: the name of the op PatNode `index` matched (`op_name(act)`)
   };
   Kind kind = Kind::kNone;

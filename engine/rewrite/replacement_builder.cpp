@@ -20,9 +20,16 @@ AttrValue attr_value(const Match& m, const ReplValue& v) {
     case ReplValue::Kind::kDimList: {
       std::vector<int64_t> dims;
       for (const ReplValue& item : v.items) {
-        dims.push_back(item.kind == ReplValue::Kind::kSymbol
-                           ? static_cast<int64_t>(m.symbols[item.index])
-                           : static_cast<int64_t>(item.scalar.value));
+        if (item.kind == ReplValue::Kind::kAttrVar) {
+          // Sema admits only variables bound to int items here.
+          const auto* bound = std::get_if<int64_t>(&m.attr_vars[item.index]);
+          GRAFT_CHECK(bound != nullptr) << "a list item variable bound to a non-int";
+          dims.push_back(*bound);
+        } else {
+          dims.push_back(item.kind == ReplValue::Kind::kSymbol
+                             ? static_cast<int64_t>(m.symbols[item.index])
+                             : static_cast<int64_t>(item.scalar.value));
+        }
       }
       return AttrValue{std::move(dims)};
     }

@@ -96,6 +96,20 @@ std::string show(const graft::Rule& r, const graft::PatAlt& alt) {
       case AttrCheck::Kind::kRange:
         out += " in " + number(c.lo, false) + ".." + number(c.hi, false);
         break;
+      case AttrCheck::Kind::kList:
+        out += "=[";
+        for (size_t i = 0; i < c.elements.size(); ++i) {
+          const AttrCheck& item = c.elements[i];
+          out += i == 0 ? "" : ", ";
+          out += item.kind == AttrCheck::Kind::kBind     ? "$" + r.attr_var_names[item.var]
+                 : item.kind == AttrCheck::Kind::kEquals ? graft::attr_to_string(item.value)
+                                                         : "_";
+        }
+        out += "]";
+        break;
+      case AttrCheck::Kind::kAny:
+        out += "=_";
+        break;
     }
   }
   return out;

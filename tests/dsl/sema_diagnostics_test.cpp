@@ -1005,6 +1005,34 @@ test.rules:2:48: note: 'a' is matched here
  1 | rule r { pattern(x, w) { return linear(x, w) } replacement { return linear_post(x, w, activation=relu(x)) } }
    |                                                                                                  ^~~~~~~
 )--"},
+    {"a float item in an int list attribute",
+     "rule r { pattern(x) { return max_pool2d(x, kernel_size=[$k, 1.5]) } where $k > 1 replacement { return x } }",
+     false,
+     R"--(test.rules:1:61: error: the items of 'kernel_size' of 'max_pool2d' are ints, got '1.5'
+ 1 | rule r { pattern(x) { return max_pool2d(x, kernel_size=[$k, 1.5]) } where $k > 1 replacement { return x } }
+   |                                                             ^~~
+)--"},
+    {"a list with '$' items of the wrong length",
+     "rule r { pattern(x) { return max_pool2d(x, kernel_size=[$k, $k, $k]) } replacement { return x } }",
+     false,
+     R"--(test.rules:1:56: error: 'kernel_size' of 'max_pool2d' has 2 items, not 3
+ 1 | rule r { pattern(x) { return max_pool2d(x, kernel_size=[$k, $k, $k]) } replacement { return x } }
+   |                                                        ^~~~~~~~~~~~
+)--"},
+    {"'_' as a list item of a replacement",
+     "rule r { pattern(x) { return relu(max_pool2d(x, kernel_size=[$k, $k])) } replacement { return max_pool2d(x, kernel_size=[$k, _]) } }",
+     false,
+     R"--(test.rules:1:126: error: '_' can only be used in a pattern
+ 1 | rule r { pattern(x) { return relu(max_pool2d(x, kernel_size=[$k, $k])) } replacement { return max_pool2d(x, kernel_size=[$k, _]) } }
+   |                                                                                                                              ^
+)--"},
+    {"a scalar operand's variable as an int list item of a replacement",
+     "rule r { pattern(x) { return relu(x * $c) } replacement { return max_pool2d(x, kernel_size=[$c, 2]) } }",
+     false,
+     R"--(test.rules:1:93: error: '$c' is bound to a scalar operand, which may be a float: it cannot be an item of 'kernel_size' of 'max_pool2d' (ints)
+ 1 | rule r { pattern(x) { return relu(x * $c) } replacement { return max_pool2d(x, kernel_size=[$c, 2]) } }
+   |                                                                                             ^~
+)--"},
 
 };
 // clang-format on

@@ -144,6 +144,13 @@ class Enumerator {
                                            : !attr_check_holds(c, value)) {
         return false;
       }
+      // A list's `$` items bind one item each (`stride=[$s, $s]`: equal items).
+      for (size_t i = 0; c.kind == AttrCheck::Kind::kList && i < c.elements.size(); ++i) {
+        if (c.elements[i].kind == AttrCheck::Kind::kBind &&
+            !bind_attr(s, c.elements[i].var, *attr_list_item(value, i))) {
+          return false;
+        }
+      }
     }
     return true;
   }
