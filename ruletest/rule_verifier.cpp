@@ -247,18 +247,36 @@ std::vector<std::pair<const dsl::CheckedRule*, std::string>> rules_in_files(
   return out;
 }
 
+void attach_proof(VerifyOutcome& outcome, ProofResult proof) {
+  if (outcome.verdict != Verdict::kFail && proof.verdict == ProofVerdict::kRefuted) {
+    outcome.verdict = Verdict::kFail;
+    outcome.detail = "refuted: " + proof.detail + "\n";
+  } else if (outcome.verdict == Verdict::kSkip && proof.verdict == ProofVerdict::kProved) {
+    outcome.notes.push_back("no graph was checked: " + outcome.detail);
+    outcome.verdict = Verdict::kPass;
+  }
+  outcome.proof = std::move(proof);
+}
+
 std::string format_verify_outcome(const VerifyOutcome& outcome, bool verbose) {
   std::string out;
+  const ProofVerdict proof = outcome.proof ? outcome.proof->verdict : ProofVerdict::kOutside;
   switch (outcome.verdict) {
     case Verdict::kPass:
-      out = fmt::format("PASS {} ({}, {} graph{}{})\n", outcome.rule, outcome.location,
-                        outcome.checked, outcome.checked == 1 ? "" : "s",
+      out = fmt::format("{} {} ({}, {} graph{}{}{})\n",
+                        proof == ProofVerdict::kProved ? "PROVED" : "PASS", outcome.rule,
+                        outcome.location, outcome.checked, outcome.checked == 1 ? "" : "s",
                         outcome.notes.empty() ? ""
                                               : fmt::format("; {} not instantiated",
-                                                            outcome.notes.size()));
+                                                            outcome.notes.size()),
+                        proof == ProofVerdict::kProved            ? "; over the reals and in float32"
+                        : proof == ProofVerdict::kProvedOverReals ? "; proved over the reals"
+                                                                  : "");
       break;
     case Verdict::kFail:
-      out = fmt::format("FAIL {} ({}): {}", outcome.rule, outcome.location,
+      out = fmt::format("{} {} ({}): {}",
+                        outcome.detail.rfind("refuted: ", 0) == 0 ? "REFUTED" : "FAIL",
+                        outcome.rule, outcome.location,
                         indent_lines(outcome.detail, "  ").substr(2));
       break;
     case Verdict::kSkip: {
@@ -272,6 +290,9 @@ std::string format_verify_outcome(const VerifyOutcome& outcome, bool verbose) {
   }
   if (verbose) {
     for (const std::string& note : outcome.notes) out += indent_lines(note, "  ");
+    if (outcome.proof && !outcome.proof->detail.empty() && proof != ProofVerdict::kRefuted) {
+      out += indent_lines(std::string(proof_verdict_name(proof)) + ": " + outcome.proof->detail, "  ");
+    }
   }
   return out;
 }

@@ -3,16 +3,19 @@
 // rule alone with the real driver, and run before and after on the runtime on random inputs.
 // A rule passes when it rewrote at least one graph and every rewritten graph kept its numbers;
 // it fails with a counterexample (the graph, its seed, the element that differs most); it is
-// skipped, with the reason, when no graph could be instantiated, matched and run.
+// skipped, with the reason, when no graph could be instantiated, matched and run. Rules of the
+// algebraic fragment are also proved or refuted (rule_prover.h; attach_proof).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "dsl/rule_file_set.h"
 #include "engine/support/confined_path.h"
 #include "engine/support/source_manager.h"
+#include "ruletest/rule_prover.h"
 
 namespace graft::ruletest {
 
@@ -37,7 +40,14 @@ struct VerifyOutcome {
   std::string detail;
   /// Per graph that was not checked: why ("graph 3: the rule does not match: …"), for -v.
   std::vector<std::string> notes;
+  /// What the prover found (ruletest/rule_prover.h), once attach_proof() has run.
+  std::optional<ProofResult> proof;
 };
+
+/// Combines `outcome` with the prover's `proof` of the same rule: a refuted rule fails (with
+/// the counterexample) unless a graph failed already; a proved rule passes although no graph
+/// could be run. The verdict of a rule outside the fragment stays the tests'.
+void attach_proof(VerifyOutcome& outcome, ProofResult proof);
 
 /// Verifies `rule` of `set`, which was loaded from `path` (the file the synthesised test
 /// imports). Never fails as a whole: every problem is the rule's outcome.

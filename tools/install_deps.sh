@@ -15,6 +15,7 @@ packages=(
   catch2               # Catch2 v2 tests
   libcli11-dev         # command-line flags
   libfmt-dev           # formatting
+  libz3-dev            # Z3: `rewrite verify` proves the algebraic rules (ruletest/rule_prover.cpp)
   libmimalloc-dev      # the executables' allocator (GRAFT_MIMALLOC, docs/decisions/0005-mimalloc.md)
   # PyTorch: the exporter and the reference numbers graft is checked against
   python3 python3-numpy python3-torch python3-torchvision

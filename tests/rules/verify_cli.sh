@@ -44,8 +44,8 @@ case $case_name in
     expect_line "^FAIL wide_hardtanh_to_identity \\($near_zero:[0-9]+\\): counterexample"
     expect_line "^FAIL hardswish_without_clamp \\($near_zero:[0-9]+\\): counterexample"
     expect_line "inputs in \\[-(8|64), (8|64)\\)"
-    expect_line "^PASS relu_of_relu \\($near_zero:[0-9]+, [0-9]+ graphs"
-    expect_line "^1 verified, 3 failed, 0 skipped$"
+    expect_line "^PROVED relu_of_relu \\($near_zero:[0-9]+, [0-9]+ graphs.*; over the reals and in float32\\)$"
+    expect_line "^1 verified \\(1 proved\\), 3 failed, 0 skipped$"
     ;;
   special)
     special=tests/rules/data/wrong_special_values.rules
@@ -57,9 +57,9 @@ case $case_name in
     done
     # x * 0 differs from 0 only where x is ±inf or NaN.
     expect_line "expected nan, got 0 .*inputs with special values, ±inf and NaN"
-    expect_line "^PASS double_negation \\($special:[0-9]+, [0-9]+ graphs"
-    expect_line "^PASS add_self_is_double \\($special:[0-9]+, [0-9]+ graphs"
-    expect_line "^2 verified, 4 failed, 0 skipped$"
+    expect_line "^PROVED double_negation \\($special:[0-9]+, [0-9]+ graphs"
+    expect_line "^PROVED add_self_is_double \\($special:[0-9]+, [0-9]+ graphs"
+    expect_line "^2 verified \\(2 proved\\), 4 failed, 0 skipped$"
     ;;
   attributes)
     attributes=tests/rules/data/wrong_free_attributes.rules
@@ -82,9 +82,9 @@ case $case_name in
     expect_line "changes the type of 't1' from float32\\[.*\\] to int64\\["
     expect_line "^FAIL linear_as_2d_matmul \\($rank_dtype:[0-9]+\\): the rewrite failed on graph [0-9]+"
     expect_line "graph\\(x: f32\\[[0-9]+, [0-9]+, [0-9]+\\], w: f32"
-    expect_line "^PASS mul_one_floats \\($rank_dtype:[0-9]+, [0-9]+ graphs"
+    expect_line "^PROVED mul_one_floats \\($rank_dtype:[0-9]+, [0-9]+ graphs"
     expect_line "^PASS linear_as_matmul \\($rank_dtype:[0-9]+, [0-9]+ graphs"
-    expect_line "^2 verified, 2 failed, 0 skipped$"
+    expect_line "^2 verified \\(1 proved\\), 2 failed, 0 skipped$"
     ;;
   instantiable)
     instantiable=tests/rules/data/instantiable.rules
@@ -102,9 +102,9 @@ case $case_name in
     [ $rc -eq 1 ] || fail "exit code $rc, expected 1"
     expect_line "^SKIP remove_any_dropout \\($unrunnable:[0-9]+\\): not verified: [0-9]+ graphs? passed, but the rule also rewrites graphs that cannot be run"
     expect_line "dropout in training mode with p > 0"
-    expect_line "^PASS remove_dropout_eval \\($unrunnable:[0-9]+, [0-9]+ graphs"
-    expect_line "^PASS remove_dropout_p0 \\($unrunnable:[0-9]+, [0-9]+ graphs"
-    expect_line "^2 verified, 0 failed, 1 skipped$"
+    expect_line "^PROVED remove_dropout_eval \\($unrunnable:[0-9]+, [0-9]+ graphs"
+    expect_line "^PROVED remove_dropout_p0 \\($unrunnable:[0-9]+, [0-9]+ graphs"
+    expect_line "^2 verified \\(2 proved\\), 0 failed, 1 skipped$"
     ;;
   filter)
     # A skipped rule was not checked: it fails the run unless --allow-skip; --graphs and --seed

@@ -1,8 +1,9 @@
 // `rewrite verify FILE.rules… [--filter SUBSTR] [-v] [--seed S] [--graphs N] [--trials T]
 // [--rtol R] [--atol A]`: checks every rule of each named file (not of its imports) without
 // hand-written tests, on graphs synthesised from its pattern, and reports like a test runner:
-// PASS, FAIL with a counterexample, or SKIP with the reason no graph could be checked, then
-// "N verified, N failed, N skipped". Exits 1 when a rule fails, a rule is skipped (unless
+// PASS (PROVED when the prover proves it too), FAIL with a counterexample (REFUTED when the
+// prover found it), or SKIP with the reason no graph could be checked, then "N verified (P
+// proved), N failed, N skipped". Exits 1 when a rule fails, a rule is skipped (unless
 // --allow-skip) or a file does not check.
 #include <fmt/format.h>
 
@@ -10,6 +11,7 @@
 #include <iostream>
 
 #include "dsl/load.h"
+#include "dsl/lower.h"
 #include "engine/support/terminal_text.h"
 #include "ruletest/rule_verifier.h"
 #include "tools/rewrite/commands.h"
@@ -28,6 +30,7 @@ struct VerifyFlags {
 
 struct Counts {
   int verified = 0;
+  int proved = 0;  // of the verified, proved over the reals and in float32
   int failed = 0;
   int skipped = 0;
 };
@@ -46,9 +49,20 @@ bool verify_file(const std::string& path, const VerifyFlags& flags, Counts& coun
                diags.error_count() == 1 ? "" : "s");
     return false;
   }
+  // The lowered rules, for the prover (a file that checks lowers).
+  DiagnosticEngine lower_diags(&sources);
+  std::optional<RuleSet> lowered = dsl::lower(*set, sources, lower_diags);
   for (const auto& [rule, file] : ruletest::rules_in_files(*set, sources, {path})) {
     if (!flags.filter.empty() && rule->name.find(flags.filter) == std::string::npos) continue;
     ruletest::VerifyOutcome outcome = ruletest::verify_rule(*rule, file, flags.options);
+    if (int index = lowered ? lowered->find_rule(rule->name) : -1; index >= 0) {
+      ruletest::attach_proof(outcome,
+                             ruletest::prove_rule(lowered->rules[static_cast<size_t>(index)]));
+      if (outcome.verdict == ruletest::Verdict::kPass &&
+          outcome.proof->verdict == ruletest::ProofVerdict::kProved) {
+        ++counts.proved;
+      }
+    }
     std::cout << escape_lines_for_terminal(ruletest::format_verify_outcome(outcome, flags.verbose))
               << std::flush;
     switch (outcome.verdict) {
@@ -66,8 +80,9 @@ int run_verify(const VerifyFlags& flags) {
   for (const std::string& path : flags.paths) {
     all_checked = verify_file(path, flags, counts) && all_checked;
   }
-  std::cout << counts.verified << " verified, " << counts.failed << " failed, " << counts.skipped
-            << " skipped\n";
+  std::cout << counts.verified << " verified"
+            << (counts.proved > 0 ? " (" + std::to_string(counts.proved) + " proved)" : "") << ", "
+            << counts.failed << " failed, " << counts.skipped << " skipped\n";
   // A skipped rule was not checked at all: it must not pass for a verified one unnoticed.
   if (counts.skipped > 0 && !flags.allow_skip) {
     std::cerr << "rewrite: error: " << counts.skipped << " rule" << (counts.skipped == 1 ? "" : "s")
