@@ -1,6 +1,6 @@
-// Shape functions of the normalizations (batch_norm, layer_norm) and softmax: the result has
+// Shape functions of the normalizations (batch_norm, layer_norm, group_norm) and softmax: the result has
 // the input's shape; the checks are on the parameters' shapes, after torch's Normalization.cpp
-// and layer_norm.cpp.
+// layer_norm.cpp and group_norm.cpp.
 #include "engine/ops/shape_fns.h"
 
 namespace graft::shape_fns {
@@ -73,6 +73,38 @@ Result layer_norm(const InferInputs& in, std::string* error) {
     if (!same) {
       *error = operand_name(in, i) + " has shape " + shape_to_string(p->shape) +
                ", expected normalized_shape " + ints_to_string(normalized);
+      return std::nullopt;
+    }
+  }
+  return *x;
+}
+
+Result group_norm(const InferInputs& in, std::string* error) {
+  const TensorType* x = require_tensor(in, 0, error);
+  if (x == nullptr || !require_floating(in, 0, *x, error)) return std::nullopt;
+  if (x->rank() < 2) {
+    *error = "input has " + std::to_string(x->rank()) +
+             " dims, expected at least 2 (N, C, …): channels are dim 1";
+    return std::nullopt;
+  }
+  const int64_t groups = in.int_attr("num_groups");
+  const Dim channels = x->shape[1];
+  if (groups < 1) {
+    *error = "num_groups must be positive, got " + std::to_string(groups);
+    return std::nullopt;
+  }
+  if (is_concrete(channels) && channels % groups != 0) {
+    *error = "num_groups=" + std::to_string(groups) + " does not divide the input's " +
+             std::to_string(channels) + " channels (dim 1 of " + shape_to_string(x->shape) + ")";
+    return std::nullopt;
+  }
+  for (size_t i = 1; i <= 2; ++i) {  // weight, bias: [C] when given
+    const TensorType* p = in.type(i);
+    if (p == nullptr) continue;
+    if (p->rank() != 1 || (is_concrete(p->shape[0]) && is_concrete(channels) &&
+                           p->shape[0] != channels)) {
+      *error = operand_name(in, i) + " has shape " + shape_to_string(p->shape) + ", expected [" +
+               dim_to_string(channels) + "] (the input's channels, dim 1)";
       return std::nullopt;
     }
   }

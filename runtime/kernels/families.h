@@ -8,6 +8,7 @@ namespace graft::runtime {
 
 std::optional<KernelPlan> build_conv2d(KernelContext& ctx);        // conv.cpp
 std::optional<KernelPlan> build_conv_nd(KernelContext& ctx);       // conv_nd.cpp
+std::optional<KernelPlan> build_conv_transpose(KernelContext& ctx);  // conv_transpose.cpp
 std::optional<KernelPlan> build_linear(KernelContext& ctx);        // linear.cpp
 std::optional<KernelPlan> build_matmul(KernelContext& ctx);        // linear.cpp
 std::optional<KernelPlan> build_batch_norm(KernelContext& ctx);    // norm.cpp
