@@ -28,6 +28,11 @@ bool fill3(const Call& call, const std::string& name, size_t k,
   return true;
 }
 
+/// The 3-d coordinates of flat index `i` in a row-major box of `dims`.
+std::array<int64_t, 3> unravel(int64_t i, const std::array<int64_t, 3>& dims) {
+  return {i / (dims[1] * dims[2]), i / dims[2] % dims[1], i % dims[2]};
+}
+
 /// The batch, channel dim and spatial geometry of a convolution whose weight has `k` spatial
 /// dims, read from the call; an unbatched input (C, spatial...) is a batch of one.
 struct Geometry {
@@ -81,12 +86,10 @@ bool conv_transpose(const Call& call, Tensor& out) {
     for (int64_t oc = 0; oc < o; ++oc) {
       const int64_t g = oc / og;
       for (int64_t p = 0; p < out_plane; ++p) {
-        const std::array<int64_t, 3> at = {p / (d.out[1] * d.out[2]), p / d.out[2] % d.out[1],
-                                           p % d.out[2]};
+        const std::array<int64_t, 3> at = unravel(p, d.out);
         double acc = b ? b->f32()[oc] : 0.0;
         for (int64_t t = 0; t < k_volume; ++t) {
-          const std::array<int64_t, 3> tap = {t / (d.kernel[1] * d.kernel[2]),
-                                              t / d.kernel[2] % d.kernel[1], t % d.kernel[2]};
+          const std::array<int64_t, 3> tap = unravel(t, d.kernel);
           int64_t offset = 0;
           bool inside = true;
           for (size_t j = 0; j < 3 && inside; ++j) {
@@ -131,15 +134,13 @@ bool conv_nd(const Call& call, Tensor& out) {
     for (int64_t oc = 0; oc < o; ++oc) {
       const int64_t g = oc / og;
       for (int64_t p = 0; p < out_plane; ++p) {
-        const std::array<int64_t, 3> at = {p / (d.out[1] * d.out[2]), p / d.out[2] % d.out[1],
-                                           p % d.out[2]};
+        const std::array<int64_t, 3> at = unravel(p, d.out);
         double acc = b ? b->f32()[oc] : 0.0;
         for (int64_t ic = 0; ic < cg; ++ic) {
           const float* src = x->f32() + (in * c + g * cg + ic) * in_plane;
           const float* wk = w->f32() + (oc * cg + ic) * k_volume;
           for (int64_t t = 0; t < k_volume; ++t) {
-            const std::array<int64_t, 3> tap = {t / (d.kernel[1] * d.kernel[2]),
-                                                t / d.kernel[2] % d.kernel[1], t % d.kernel[2]};
+            const std::array<int64_t, 3> tap = unravel(t, d.kernel);
             int64_t offset = 0;
             bool inside = true;
             for (size_t j = 0; j < 3 && inside; ++j) {

@@ -149,27 +149,36 @@ ConvDims conv_dims(size_t k) {
   return {"(N, C, H, W)", "kH, kW"};
 }
 
+/// The ranks and dtypes of a convolution's input (batched or not), weight and bias over `k`
+/// spatial dims; `channels` names the weight's first two dims for messages.
+bool check_conv_operands(const InferInputs& in, const TensorType& x, const TensorType& w,
+                         size_t k, const char* channels, std::string* error) {
+  const ConvDims names = conv_dims(k);
+  const auto rank = static_cast<size_t>(x.rank());
+  if (rank != k + 2 && rank != k + 1) {
+    std::string unbatched = "(" + std::string(names.input + 4);  // drop "(N, "
+    *error = "input has " + std::to_string(x.rank()) + " dims, expected " +
+             std::to_string(k + 2) + " " + names.input + " or " + std::to_string(k + 1) + " " +
+             unbatched;
+    return false;
+  }
+  if (static_cast<size_t>(w.rank()) != k + 2) {
+    *error = "weight has " + std::to_string(w.rank()) + " dims, expected " +
+             std::to_string(k + 2) + " (" + channels + ", " + names.weight + ")";
+    return false;
+  }
+  return same_dtype(in, 0, 1, error) && same_dtype(in, 0, 2, error);
+}
+
 /// conv1d, conv2d and conv3d over `k` spatial dims; torch also accepts an unbatched input
 /// (C, spatial...) and then returns (O, spatial'...).
 Result conv_nd(const InferInputs& in, size_t k, std::string* error) {
   const TensorType* x = require_tensor(in, 0, error);
   const TensorType* w = x ? require_tensor(in, 1, error) : nullptr;
-  if (w == nullptr) return std::nullopt;
-  const ConvDims names = conv_dims(k);
-  const auto rank = static_cast<size_t>(x->rank());
-  if (rank != k + 2 && rank != k + 1) {
-    std::string unbatched = "(" + std::string(names.input + 4);  // drop "(N, "
-    *error = "input has " + std::to_string(x->rank()) + " dims, expected " +
-             std::to_string(k + 2) + " " + names.input + " or " + std::to_string(k + 1) + " " +
-             unbatched;
+  if (w == nullptr ||
+      !check_conv_operands(in, *x, *w, k, "out_channels, in_channels/groups", error)) {
     return std::nullopt;
   }
-  if (static_cast<size_t>(w->rank()) != k + 2) {
-    *error = "weight has " + std::to_string(w->rank()) + " dims, expected " +
-             std::to_string(k + 2) + " (out_channels, in_channels/groups, " + names.weight + ")";
-    return std::nullopt;
-  }
-  if (!same_dtype(in, 0, 1, error) || !same_dtype(in, 0, 2, error)) return std::nullopt;
   std::optional<ConvParams> params = conv_params(in, k, error);
   size_t c = x->shape.size() - k - 1;  // channel dim of the input
   if (!params || !check_conv_weight(in, *x, *w, params->groups, c, error)) return std::nullopt;
@@ -263,21 +272,10 @@ std::optional<Dim> transposed_output_dim(const TensorType& x, const TensorType& 
 Result conv_transpose_nd(const InferInputs& in, size_t k, std::string* error) {
   const TensorType* x = require_tensor(in, 0, error);
   const TensorType* w = x ? require_tensor(in, 1, error) : nullptr;
-  if (w == nullptr) return std::nullopt;
-  const ConvDims names = conv_dims(k);
-  const auto rank = static_cast<size_t>(x->rank());
-  if (rank != k + 2 && rank != k + 1) {
-    *error = "input has " + std::to_string(x->rank()) + " dims, expected " +
-             std::to_string(k + 2) + " " + names.input + " or " + std::to_string(k + 1) + " (" +
-             std::string(names.input + 4);
+  if (w == nullptr ||
+      !check_conv_operands(in, *x, *w, k, "in_channels, out_channels/groups", error)) {
     return std::nullopt;
   }
-  if (static_cast<size_t>(w->rank()) != k + 2) {
-    *error = "weight has " + std::to_string(w->rank()) + " dims, expected " +
-             std::to_string(k + 2) + " (in_channels, out_channels/groups, " + names.weight + ")";
-    return std::nullopt;
-  }
-  if (!same_dtype(in, 0, 1, error) || !same_dtype(in, 0, 2, error)) return std::nullopt;
   std::optional<ConvParams> params = conv_params(in, k, error);
   auto output_padding = params ? spatial_attr(in, "output_padding", k, error) : std::nullopt;
   if (!output_padding) return std::nullopt;
