@@ -1,6 +1,6 @@
-// Shape functions of the normalizations (batch_norm, layer_norm, group_norm) and softmax: the result has
-// the input's shape; the checks are on the parameters' shapes, after torch's Normalization.cpp
-// layer_norm.cpp and group_norm.cpp.
+// Shape functions of the normalizations (batch_norm, layer_norm, group_norm) and softmax: the
+// result has the input's shape; the checks are on the parameters' shapes, after torch's
+// Normalization.cpp, layer_norm.cpp and group_norm.cpp.
 #include "engine/ops/shape_fns.h"
 
 namespace graft::shape_fns {

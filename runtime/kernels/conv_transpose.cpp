@@ -79,7 +79,8 @@ std::optional<KernelPlan> build_conv_transpose(KernelContext& ctx) {
     pd = dnnl::deconvolution_forward::primitive_desc(desc, KernelContext::scratchpad_attr(),
                                                      ctx.engine());
   } catch (const dnnl::error&) {
-    return build_fallback(ctx);  // oneDNN refuses some shapes: a negative right padding with dilation
+    // oneDNN refuses some shapes (a negative right padding with dilation).
+    return build_fallback(ctx);
   }
   std::vector<std::pair<int, ArgSource>> args;
   KernelPlan plan = conv_like_plan(ctx, pd, given, args);
