@@ -243,6 +243,8 @@ Kernel kernel_of(OpFamily family) {
     case OpFamily::kStrided: return strided;
     case OpFamily::kRoll: return roll;
     case OpFamily::kGather: return gather;
+    case OpFamily::kConvTranspose: return conv_transpose;
+    case OpFamily::kGroupNorm: return group_norm;
   }
   return nullptr;
 }
@@ -285,6 +287,8 @@ bool reference_moves_any_dtype(OpFamily family) {
     case OpFamily::kReduce:
     case OpFamily::kInterpolate:
     case OpFamily::kConvNd: return false;
+    case OpFamily::kConvTranspose:
+    case OpFamily::kGroupNorm: return false;
   }
   return false;
 }

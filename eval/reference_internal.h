@@ -97,6 +97,9 @@ bool cat(const Call& call, Tensor& out);
 
 // reference_conv_nd.cpp
 bool conv_nd(const Call& call, Tensor& out);
+bool conv_transpose(const Call& call, Tensor& out);  // conv_transpose1d/2d/3d
+// reference_group_norm.cpp
+bool group_norm(const Call& call, Tensor& out);
 
 // reference_resample.cpp
 bool interpolate(const Call& call, Tensor& out);

@@ -48,6 +48,9 @@ KernelBuilder find_kernel(const OpSchema& op) {
     case OpFamily::kStrided:
     case OpFamily::kRoll:
     case OpFamily::kGather: return build_fallback;
+    case OpFamily::kConvTranspose: return build_conv_transpose;
+    // oneDNN 2.6 has no group normalization: the reference's two-pass loop in double.
+    case OpFamily::kGroupNorm: return build_fallback;
   }
   return nullptr;
 }
@@ -86,6 +89,8 @@ bool kernel_takes_any_dtype(OpFamily family) {
     case OpFamily::kReduce:
     case OpFamily::kInterpolate:
     case OpFamily::kConvNd: return false;
+    case OpFamily::kConvTranspose:
+    case OpFamily::kGroupNorm: return false;
   }
   return false;
 }

@@ -301,6 +301,32 @@ std::vector<OpDef> builtin_op_defs() {
       {"argmin(Tensor input, int? dim=None, bool keepdim=False)", {}, arg_reduce,
        "int64 index of the minimum over dim (of the flattened input for None; the first one)",
        family(kArgReduce)},
+
+      // ** transposed convolution and group normalization ** Not in the `conv` or
+      // `normalization` classes: the rules written for those (batch-norm folding, post-op
+      // fusion) assume conv2d's weight layout and batch_norm's operands.
+      {"conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, "
+       "int[1] padding=0, int[1] output_padding=0, int groups=1, int[1] dilation=1)",
+       {}, conv_transpose1d,
+       "transposed 1-D convolution over (N, C, L) or (C, L); weight is (C, O/groups, kL)",
+       family(kConvTranspose)},
+      {"conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, "
+       "int[2] padding=0, int[2] output_padding=0, int groups=1, int[2] dilation=1)",
+       {}, conv_transpose2d,
+       "transposed 2-D convolution over (N, C, H, W) or (C, H, W); weight is (C, O/groups, kH, "
+       "kW)",
+       family(kConvTranspose)},
+      {"conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, "
+       "int[3] padding=0, int[3] output_padding=0, int groups=1, int[3] dilation=1)",
+       {}, conv_transpose3d,
+       "transposed 3-D convolution over (N, C, D, H, W) or (C, D, H, W); weight is (C, "
+       "O/groups, kD, kH, kW)",
+       family(kConvTranspose)},
+      {"group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, "
+       "float eps=1e-05)",
+       {}, group_norm,
+       "normalizes (N, C, *) over each of num_groups channel groups, then * weight + bias (C)",
+       family(kGroupNorm)},
   };
 }
 

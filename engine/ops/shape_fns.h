@@ -114,5 +114,10 @@ Result roll(const InferInputs& in, std::string* error);
 Result flip(const InferInputs& in, std::string* error);
 Result embedding(const InferInputs& in, std::string* error);
 Result index_select(const InferInputs& in, std::string* error);
+// ** transposed convolution (shape_fns_conv.cpp) and group normalization (shape_fns_norm.cpp) **
+Result conv_transpose1d(const InferInputs& in, std::string* error);
+Result conv_transpose2d(const InferInputs& in, std::string* error);
+Result conv_transpose3d(const InferInputs& in, std::string* error);
+Result group_norm(const InferInputs& in, std::string* error);
 
 }  // namespace graft::shape_fns

@@ -1,5 +1,6 @@
-// Shape functions of convolution and the matrix products (linear, matmul), after torch's
-// ConvUtils.h (conv_output_size, check_shape_forward) and LinearAlgebra.cpp (matmul).
+// Shape functions of convolution, transposed convolution and the matrix products (linear,
+// matmul), after torch's ConvUtils.h (conv_output_size, conv_input_size, check_shape_forward)
+// and LinearAlgebra.cpp (matmul).
 #include <algorithm>
 
 #include "engine/ops/shape_fns.h"
@@ -148,27 +149,36 @@ ConvDims conv_dims(size_t k) {
   return {"(N, C, H, W)", "kH, kW"};
 }
 
+/// The ranks and dtypes of a convolution's input (batched or not), weight and bias over `k`
+/// spatial dims; `channels` names the weight's first two dims for messages.
+bool check_conv_operands(const InferInputs& in, const TensorType& x, const TensorType& w,
+                         size_t k, const char* channels, std::string* error) {
+  const ConvDims names = conv_dims(k);
+  const auto rank = static_cast<size_t>(x.rank());
+  if (rank != k + 2 && rank != k + 1) {
+    std::string unbatched = "(" + std::string(names.input + 4);  // drop "(N, "
+    *error = "input has " + std::to_string(x.rank()) + " dims, expected " +
+             std::to_string(k + 2) + " " + names.input + " or " + std::to_string(k + 1) + " " +
+             unbatched;
+    return false;
+  }
+  if (static_cast<size_t>(w.rank()) != k + 2) {
+    *error = "weight has " + std::to_string(w.rank()) + " dims, expected " +
+             std::to_string(k + 2) + " (" + channels + ", " + names.weight + ")";
+    return false;
+  }
+  return same_dtype(in, 0, 1, error) && same_dtype(in, 0, 2, error);
+}
+
 /// conv1d, conv2d and conv3d over `k` spatial dims; torch also accepts an unbatched input
 /// (C, spatial...) and then returns (O, spatial'...).
 Result conv_nd(const InferInputs& in, size_t k, std::string* error) {
   const TensorType* x = require_tensor(in, 0, error);
   const TensorType* w = x ? require_tensor(in, 1, error) : nullptr;
-  if (w == nullptr) return std::nullopt;
-  const ConvDims names = conv_dims(k);
-  const auto rank = static_cast<size_t>(x->rank());
-  if (rank != k + 2 && rank != k + 1) {
-    std::string unbatched = "(" + std::string(names.input + 4);  // drop "(N, "
-    *error = "input has " + std::to_string(x->rank()) + " dims, expected " +
-             std::to_string(k + 2) + " " + names.input + " or " + std::to_string(k + 1) + " " +
-             unbatched;
+  if (w == nullptr ||
+      !check_conv_operands(in, *x, *w, k, "out_channels, in_channels/groups", error)) {
     return std::nullopt;
   }
-  if (static_cast<size_t>(w->rank()) != k + 2) {
-    *error = "weight has " + std::to_string(w->rank()) + " dims, expected " +
-             std::to_string(k + 2) + " (out_channels, in_channels/groups, " + names.weight + ")";
-    return std::nullopt;
-  }
-  if (!same_dtype(in, 0, 1, error) || !same_dtype(in, 0, 2, error)) return std::nullopt;
   std::optional<ConvParams> params = conv_params(in, k, error);
   size_t c = x->shape.size() - k - 1;  // channel dim of the input
   if (!params || !check_conv_weight(in, *x, *w, params->groups, c, error)) return std::nullopt;
@@ -182,11 +192,128 @@ Result conv_nd(const InferInputs& in, size_t k, std::string* error) {
   return TensorType{x->dtype, out};
 }
 
+// ** transposed convolution **
+
+/// torch's checks on a transposed convolution's weight (C, O/groups, k...) and bias against
+/// the input whose channels are dim `c`: groups divides C, the input has C channels, the bias
+/// has O = weight.shape[1] * groups values.
+bool check_transposed_weight(const InferInputs& in, const TensorType& x, const TensorType& w,
+                             int64_t groups, size_t c, std::string* error) {
+  for (size_t i = 2; i < w.shape.size(); ++i) {
+    if (is_concrete(w.shape[i]) && w.shape[i] < 1) {
+      *error = "weight " + shape_to_string(w.shape) + " has the kernel size " +
+               shape_to_string(kernel_of(w)) + ", expected at least 1 in each dim";
+      return false;
+    }
+  }
+  const Dim in_channels = w.shape[0];
+  if (is_concrete(in_channels) && in_channels % groups != 0) {
+    *error = "weight has " + std::to_string(in_channels) +
+             " input channels (dim 0), which groups=" + std::to_string(groups) +
+             " does not divide";
+    return false;
+  }
+  if (differ(x.shape[c], in_channels)) {
+    *error = "input has " + dim_to_string(x.shape[c]) + " channels, weight " +
+             shape_to_string(w.shape) + " expects " + dim_to_string(in_channels) +
+             " (its dim 0)";
+    return false;
+  }
+  int64_t out_channels = 0;
+  const bool known = is_concrete(w.shape[1]);
+  if (known && __builtin_mul_overflow(w.shape[1], groups, &out_channels)) {
+    *error = "weight " + shape_to_string(w.shape) + " with groups=" + std::to_string(groups) +
+             " has more output channels than int64 can count";
+    return false;
+  }
+  if (const TensorType* bias = in.type(2);
+      bias && (bias->rank() != 1 || (known && differ(bias->shape[0], out_channels)))) {
+    *error = "bias has shape " + shape_to_string(bias->shape) + ", expected [" +
+             (known ? std::to_string(out_channels) : std::string("?")) +
+             "] (the weight's dim 1 times groups)";
+    return false;
+  }
+  return true;
+}
+
+/// torch's transposed output size for spatial dim `d`: (size - 1) * stride - 2 * padding +
+/// dilation * (kernel - 1) + output_padding + 1, every step checked for int64 overflow; at
+/// least 1. nullopt after setting `error`.
+std::optional<Dim> transposed_output_dim(const TensorType& x, const TensorType& w, size_t d,
+                                         const ConvParams& p,
+                                         const std::vector<int64_t>& output_padding,
+                                         std::string* error) {
+  const size_t i = d - (x.shape.size() - p.stride.size());
+  const Dim size = x.shape[d];
+  const Dim kernel = w.shape[2 + i];
+  if (!is_concrete(size) || !is_concrete(kernel)) return unknown_dim();
+  int64_t out = 0, extent = 0, padded = 0;
+  bool overflow = __builtin_mul_overflow(size - 1, p.stride[i], &out) ||
+                  __builtin_mul_overflow(p.dilation[i], kernel - 1, &extent) ||
+                  __builtin_add_overflow(out, extent, &out) ||
+                  __builtin_add_overflow(out, output_padding[i] + 1, &out) ||
+                  __builtin_mul_overflow(p.padding[i], 2, &padded) ||
+                  __builtin_sub_overflow(out, padded, &out);
+  if (overflow) {
+    *error = "stride, dilation and output_padding are out of range: the output overflows "
+             "int64 in dim " + std::to_string(d);
+    return std::nullopt;
+  }
+  if (out < 1) {
+    *error = "the output would have " + std::to_string(out) + " elements along dim " +
+             std::to_string(d) + " of " + shape_to_string(x.shape) + " (padding=" +
+             ints_to_string(p.padding) + " removes more than the kernel adds)";
+    return std::nullopt;
+  }
+  return out;
+}
+
+/// conv_transpose1d/2d/3d over `k` spatial dims, unbatched (C, spatial...) input included.
+Result conv_transpose_nd(const InferInputs& in, size_t k, std::string* error) {
+  const TensorType* x = require_tensor(in, 0, error);
+  const TensorType* w = x ? require_tensor(in, 1, error) : nullptr;
+  if (w == nullptr ||
+      !check_conv_operands(in, *x, *w, k, "in_channels, out_channels/groups", error)) {
+    return std::nullopt;
+  }
+  std::optional<ConvParams> params = conv_params(in, k, error);
+  auto output_padding = params ? spatial_attr(in, "output_padding", k, error) : std::nullopt;
+  if (!output_padding) return std::nullopt;
+  for (size_t i = 0; i < k; ++i) {
+    const int64_t op = (*output_padding)[i];
+    if (op < 0 || (op >= params->stride[i] && op >= params->dilation[i])) {
+      *error = "output_padding must be non-negative and smaller than the stride or the "
+               "dilation, got output_padding=" + ints_to_string(*output_padding) + ", stride=" +
+               ints_to_string(params->stride) + ", dilation=" + ints_to_string(params->dilation);
+      return std::nullopt;
+    }
+  }
+  const size_t c = x->shape.size() - k - 1;
+  if (!check_transposed_weight(in, *x, *w, params->groups, c, error)) return std::nullopt;
+  Shape out = x->shape;
+  out[c] = is_concrete(w->shape[1]) ? w->shape[1] * params->groups : unknown_dim();
+  for (size_t d = c + 1; d < out.size(); ++d) {
+    std::optional<Dim> size = transposed_output_dim(*x, *w, d, *params, *output_padding, error);
+    if (!size) return std::nullopt;
+    out[d] = *size;
+  }
+  return TensorType{x->dtype, out};
+}
+
 }  // namespace
 
 Result conv1d(const InferInputs& in, std::string* error) { return conv_nd(in, 1, error); }
 Result conv2d(const InferInputs& in, std::string* error) { return conv_nd(in, 2, error); }
 Result conv3d(const InferInputs& in, std::string* error) { return conv_nd(in, 3, error); }
+Result conv_transpose1d(const InferInputs& in, std::string* error) {
+  return conv_transpose_nd(in, 1, error);
+}
+Result conv_transpose2d(const InferInputs& in, std::string* error) {
+  return conv_transpose_nd(in, 2, error);
+}
+Result conv_transpose3d(const InferInputs& in, std::string* error) {
+  return conv_transpose_nd(in, 3, error);
+}
 
 Result linear(const InferInputs& in, std::string* error) {
   const TensorType* x = require_tensor(in, 0, error);

@@ -1,30 +1,48 @@
-// Shape functions of the normalizations (batch_norm, layer_norm) and softmax: the result has
-// the input's shape; the checks are on the parameters' shapes, after torch's Normalization.cpp
-// and layer_norm.cpp.
+// Shape functions of the normalizations (batch_norm, layer_norm, group_norm) and softmax: the
+// result has the input's shape; the checks are on the parameters' shapes, after torch's
+// Normalization.cpp, layer_norm.cpp and group_norm.cpp.
 #include "engine/ops/shape_fns.h"
 
 namespace graft::shape_fns {
+namespace {
 
-Result batch_norm(const InferInputs& in, std::string* error) {
+/// The input of a per-channel normalization: a floating tensor (N, C, …); nullptr after
+/// setting `error`.
+const TensorType* channel_input(const InferInputs& in, std::string* error) {
   const TensorType* x = require_tensor(in, 0, error);
-  if (x == nullptr || !require_floating(in, 0, *x, error)) return std::nullopt;
+  if (x == nullptr || !require_floating(in, 0, *x, error)) return nullptr;
   if (x->rank() < 2) {
     *error = "input has " + std::to_string(x->rank()) +
              " dims, expected at least 2 (N, C, …): channels are dim 1";
-    return std::nullopt;
+    return nullptr;
   }
-  Dim channels = x->shape[1];
-  // Operands 1-4: running_mean, running_var, weight, bias, each [C] when given.
-  for (size_t i = 1; i <= 4; ++i) {
+  return x;
+}
+
+/// False after setting `error` unless operands `first`..`last`, where given, are [C].
+bool channel_vectors(const InferInputs& in, size_t first, size_t last, Dim channels,
+                     std::string* error) {
+  for (size_t i = first; i <= last; ++i) {
     const TensorType* p = in.type(i);
     if (p == nullptr) continue;
     if (p->rank() != 1 || (is_concrete(p->shape[0]) && is_concrete(channels) &&
                            p->shape[0] != channels)) {
       *error = operand_name(in, i) + " has shape " + shape_to_string(p->shape) + ", expected [" +
                dim_to_string(channels) + "] (the input's channels, dim 1)";
-      return std::nullopt;
+      return false;
     }
   }
+  return true;
+}
+
+}  // namespace
+
+Result batch_norm(const InferInputs& in, std::string* error) {
+  const TensorType* x = channel_input(in, error);
+  if (x == nullptr) return std::nullopt;
+  Dim channels = x->shape[1];
+  // Operands 1-4: running_mean, running_var, weight, bias, each [C] when given.
+  if (!channel_vectors(in, 1, 4, channels, error)) return std::nullopt;
   if (!in.bool_attr("training")) {
     if (in.type(1) == nullptr || in.type(2) == nullptr) {
       *error = "running_mean and running_var are required when training=False";
@@ -76,6 +94,25 @@ Result layer_norm(const InferInputs& in, std::string* error) {
       return std::nullopt;
     }
   }
+  return *x;
+}
+
+Result group_norm(const InferInputs& in, std::string* error) {
+  const TensorType* x = channel_input(in, error);
+  if (x == nullptr) return std::nullopt;
+  const int64_t groups = in.int_attr("num_groups");
+  const Dim channels = x->shape[1];
+  if (groups < 1) {
+    *error = "num_groups must be positive, got " + std::to_string(groups);
+    return std::nullopt;
+  }
+  if (is_concrete(channels) && channels % groups != 0) {
+    *error = "num_groups=" + std::to_string(groups) + " does not divide the input's " +
+             std::to_string(channels) + " channels (dim 1 of " + shape_to_string(x->shape) + ")";
+    return std::nullopt;
+  }
+  // Operands 1-2: weight, bias, each [C] when given.
+  if (!channel_vectors(in, 1, 2, channels, error)) return std::nullopt;
   return *x;
 }
 

@@ -79,6 +79,22 @@ bool cpu_has_winograd() {
   return (isa & avx512) == avx512;
 }
 
+KernelPlan conv_like_plan(const KernelContext& ctx, const dnnl::primitive_desc& pd,
+                          const md_t& weights, std::vector<std::pair<int, ArgSource>>& args) {
+  KernelPlan plan = make_plan(ctx);
+  plan.src_mds[0] = pd.src_desc(0);
+  plan.dst_md = pd.dst_desc(0);
+  args = {{DNNL_ARG_SRC, ArgSource::src(0)}, {DNNL_ARG_DST, ArgSource::dst()}};
+  bind_parameter(ctx, plan, args, DNNL_ARG_WEIGHTS, ctx.operand(1), 1, weights,
+                 pd.weights_desc(0));
+  const Operand& bias = ctx.operand(2);
+  if (bias.is_tensor()) {
+    bind_parameter(ctx, plan, args, DNNL_ARG_BIAS, bias, 2, plain_md(bias.shape()),
+                   pd.weights_desc(1));
+  }
+  return plan;
+}
+
 std::optional<KernelPlan> build_conv2d(KernelContext& ctx) {
   const bool fused = ctx.family() == OpFamily::kConv2dPost;
   const Operand& x = ctx.operand(0);
@@ -179,13 +195,8 @@ std::optional<KernelPlan> build_conv2d(KernelContext& ctx) {
     }
   }
 
-  KernelPlan plan = make_plan(ctx);
-  plan.src_mds[0] = pd.src_desc();
-  plan.dst_md = pd.dst_desc();
-  std::vector<std::pair<int, ArgSource>> args = {{DNNL_ARG_SRC, ArgSource::src(0)},
-                                                 {DNNL_ARG_DST, ArgSource::dst()}};
-  bind_parameter(ctx, plan, args, DNNL_ARG_WEIGHTS, w, 1, plain_md(wdims), pd.weights_desc());
-  if (bias.is_tensor()) bind_parameter(ctx, plan, args, DNNL_ARG_BIAS, bias, 2, b_md, pd.bias_desc());
+  std::vector<std::pair<int, ArgSource>> args;
+  KernelPlan plan = conv_like_plan(ctx, pd, plain_md(wdims), args);
   if (residual.is_tensor()) {
     // The sum post-op adds what dst holds; the compiler fills dst with the residual first, or
     // lets the conv write into the residual's buffer when the residual dies here.

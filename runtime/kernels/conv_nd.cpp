@@ -45,15 +45,8 @@ std::optional<KernelPlan> build_conv_nd(KernelContext& ctx) {
                                                     dilates, pad, pad);
   dnnl::convolution_forward::primitive_desc pd(desc, KernelContext::scratchpad_attr(),
                                                ctx.engine());
-  KernelPlan plan = make_plan(ctx);
-  plan.src_mds[0] = pd.src_desc();
-  plan.dst_md = pd.dst_desc();
-  std::vector<std::pair<int, ArgSource>> args = {{DNNL_ARG_SRC, ArgSource::src(0)},
-                                                 {DNNL_ARG_DST, ArgSource::dst()}};
-  bind_parameter(ctx, plan, args, DNNL_ARG_WEIGHTS, w, 1, plain_md(wdims), pd.weights_desc());
-  if (bias.is_tensor()) {
-    bind_parameter(ctx, plan, args, DNNL_ARG_BIAS, bias, 2, b_md, pd.bias_desc());
-  }
+  std::vector<std::pair<int, ArgSource>> args;
+  KernelPlan plan = conv_like_plan(ctx, pd, plain_md(wdims), args);
   set_single_primitive(plan, pd, dnnl::convolution_forward(pd), std::move(args), "conv");
   return plan;
 }

@@ -8,6 +8,7 @@ namespace graft::runtime {
 
 std::optional<KernelPlan> build_conv2d(KernelContext& ctx);        // conv.cpp
 std::optional<KernelPlan> build_conv_nd(KernelContext& ctx);       // conv_nd.cpp
+std::optional<KernelPlan> build_conv_transpose(KernelContext& ctx);  // conv_transpose.cpp
 std::optional<KernelPlan> build_linear(KernelContext& ctx);        // linear.cpp
 std::optional<KernelPlan> build_matmul(KernelContext& ctx);        // linear.cpp
 std::optional<KernelPlan> build_batch_norm(KernelContext& ctx);    // norm.cpp
@@ -32,6 +33,13 @@ std::optional<KernelPlan> build_fallback(KernelContext& ctx);      // fallback.c
 bool is_winograd_shape(const Node& node);
 /// True if this CPU has oneDNN's f32 Winograd kernels (AVX-512 in oneDNN 2.6).
 bool cpu_has_winograd();
+
+/// The plan of a convolution-like primitive (convolution or deconvolution forward): operand 0
+/// read and the result written in the layouts `pd` chose, the weights (operand 1, its bytes
+/// described by `weights`) and the bias (operand 2, if given) bound by bind_parameter. The
+/// primitive's arguments go into `args` (conv.cpp).
+KernelPlan conv_like_plan(const KernelContext& ctx, const dnnl::primitive_desc& pd,
+                          const md_t& weights, std::vector<std::pair<int, ArgSource>>& args);
 
 /// An eltwise kernel running `steps` over operand 0 in its delivered layout (the first step
 /// out of place, the rest in place on dst); shared by eltwise.cpp and binary.cpp (scalars).

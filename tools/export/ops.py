@@ -125,6 +125,22 @@ def _conv_nd(op, spatial):
     return convert
 
 
+def _conv_transpose(op, spatial):
+    """conv_transpose1d/2d/3d; torch takes groups before dilation here, and no string padding."""
+    def convert(cx, input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                dilation=1):
+        if len(cx.shape(weight)) != spatial + 2:
+            raise Unsupported("%s needs a %d-d weight, got shape %r"
+                              % (op, spatial + 2, list(cx.shape(weight))))
+        return cx.call(op, [_tensor(input, "input"), _tensor(weight, "weight"), bias],
+                       stride=_ints(stride, "stride", spatial),
+                       padding=_ints(padding, "padding", spatial),
+                       output_padding=_ints(output_padding, "output_padding", spatial),
+                       groups=as_int(groups, "groups"),
+                       dilation=_ints(dilation, "dilation", spatial))
+    return convert
+
+
 def linear(cx, input, weight, bias=None):
     return cx.call("linear", [_tensor(input, "input"), _tensor(weight, "weight"), bias])
 
@@ -144,6 +160,12 @@ def layer_norm(cx, input, normalized_shape, weight=None, bias=None, eps=1e-05):
     return cx.call("layer_norm", [input],
                    normalized_shape=_ints(normalized_shape, "normalized_shape"), weight=weight,
                    bias=bias, eps=eps)
+
+
+def group_norm(cx, input, num_groups, weight=None, bias=None, eps=1e-05):
+    # weight and bias follow the attribute num_groups, so they go by keyword.
+    return cx.call("group_norm", [input], num_groups=as_int(num_groups, "num_groups"),
+                   weight=weight, bias=bias, eps=eps)
 
 
 def _softmax(op):
@@ -384,8 +406,13 @@ FUNCTIONS = {
     adaptive_avg_pool2d, F.adaptive_max_pool2d: adaptive_max_pool2d,
     F.interpolate: interpolate,
     F.conv1d: _conv_nd("conv1d", 1), F.conv3d: _conv_nd("conv3d", 3),
+    F.conv_transpose1d: _conv_transpose("conv_transpose1d", 1),
+    F.conv_transpose2d: _conv_transpose("conv_transpose2d", 2),
+    F.conv_transpose3d: _conv_transpose("conv_transpose3d", 3), F.group_norm: group_norm,
     # torch.*
-    torch.conv2d: conv2d, torch.relu: _unary("relu"), torch.sigmoid: _unary("sigmoid"),
+    torch.conv2d: conv2d, torch.conv_transpose1d: _conv_transpose("conv_transpose1d", 1),
+    torch.conv_transpose2d: _conv_transpose("conv_transpose2d", 2),
+    torch.conv_transpose3d: _conv_transpose("conv_transpose3d", 3), torch.relu: _unary("relu"), torch.sigmoid: _unary("sigmoid"),
     torch.tanh: _unary("tanh"), torch.sqrt: _unary("sqrt"), torch.rsqrt: _unary("rsqrt"),
     torch.exp: _unary("exp"), torch.log: _unary("log"), torch.neg: _unary("neg"),
     torch.reciprocal: _unary("reciprocal"), torch.abs: _unary("abs"), torch.erf: _unary("erf"),
@@ -452,6 +479,19 @@ def _module_conv_nd(op, spatial):
     return convert
 
 
+def _module_conv_transpose(op, spatial):
+    def convert(cx, m, input, output_size=None):
+        if m.padding_mode != "zeros":
+            raise Unsupported("%s with padding_mode=%r" % (type(m).__name__, m.padding_mode))
+        if output_size is not None:
+            raise Unsupported("%s called with output_size; give the module output_padding "
+                              "instead" % type(m).__name__)
+        return _conv_transpose(op, spatial)(cx, input, cx.param(m, "weight"),
+                                            cx.param(m, "bias"), m.stride, m.padding,
+                                            m.output_padding, m.groups, m.dilation)
+    return convert
+
+
 def module_batch_norm(cx, m, input):
     if m.training:
         raise Unsupported("BatchNorm in training mode; call model.eval() before exporting")
@@ -465,6 +505,11 @@ def module_batch_norm(cx, m, input):
 def module_layer_norm(cx, m, input):
     return layer_norm(cx, input, list(m.normalized_shape), cx.param(m, "weight"),
                       cx.param(m, "bias"), m.eps)
+
+
+def module_group_norm(cx, m, input):
+    return group_norm(cx, input, m.num_groups, cx.param(m, "weight"), cx.param(m, "bias"),
+                      m.eps)
 
 
 def module_linear(cx, m, input):
@@ -488,6 +533,10 @@ MODULES = {
     nn.Conv1d: _module_conv_nd("conv1d", 1), nn.Conv3d: _module_conv_nd("conv3d", 3),
     nn.BatchNorm1d: module_batch_norm, nn.BatchNorm2d: module_batch_norm,
     nn.LayerNorm: module_layer_norm,
+    nn.ConvTranspose1d: _module_conv_transpose("conv_transpose1d", 1),
+    nn.ConvTranspose2d: _module_conv_transpose("conv_transpose2d", 2),
+    nn.ConvTranspose3d: _module_conv_transpose("conv_transpose3d", 3),
+    nn.GroupNorm: module_group_norm,
     nn.Linear: module_linear,
     nn.Identity: lambda cx, m, input: input,
     nn.Dropout: module_dropout, nn.Dropout1d: module_dropout, nn.Dropout2d: module_dropout,

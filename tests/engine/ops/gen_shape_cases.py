@@ -114,6 +114,10 @@ TORCH = {
     "interpolate": F.interpolate,
     "conv1d": F.conv1d,
     "conv3d": F.conv3d,
+    "conv_transpose1d": F.conv_transpose1d,
+    "conv_transpose2d": F.conv_transpose2d,
+    "conv_transpose3d": F.conv_transpose3d,
+    "group_norm": lambda x, w, b, num_groups, eps=1e-5: F.group_norm(x, num_groups, w, b, eps),
     # comparison, selection and dtypes: `dtype` attributes are graft's names
     "eq": binary(torch.eq, operator.eq), "ne": binary(torch.ne, operator.ne),
     "lt": binary(torch.lt, operator.lt), "le": binary(torch.le, operator.le),
@@ -375,6 +379,28 @@ case("conv3d", T(3, 8, 9, 10), T(4, 1, 1, 3, 3), None, groups=3, dilation=[1, 2,
 case("conv3d", T(1, 3, 2, 9, 10), T(4, 3, 3, 3, 3), None)
 case("conv3d", T(1, 3, 8, 9, 10), T(4, 3, 3, 3, 3), None, stride=[0, 1, 1])
 case("conv3d", T(1, 3, 8, 9), T(4, 3, 3, 3, 3), None)
+
+# ** transposed convolution and group normalization **
+case("conv_transpose2d", T(2, 64, 14, 14), T(64, 32, 2, 2), T(32), stride=[2, 2])
+case("conv_transpose2d", T(1, 4, 5, 7), T(4, 3, 3, 3), None, stride=[2, 3], padding=[1, 0],
+     output_padding=[1, 2], groups=2)
+case("conv_transpose2d", T(4, 5, 5), T(4, 3, 3, 3), T(3), dilation=[2, 2], output_padding=[1, 1])
+case("conv_transpose2d", T(1, 4, 5, 5), T(4, 3, 3, 3), None, output_padding=[1, 1])
+case("conv_transpose2d", T(1, 4, 5, 5), T(4, 3, 3, 3), None, groups=3)
+case("conv_transpose2d", T(1, 5, 5, 5), T(4, 3, 3, 3), None)
+case("conv_transpose2d", T(1, 4, 5, 5), T(4, 3, 3, 3), T(4), groups=2)
+case("conv_transpose2d", T(1, 4, 1, 1), T(4, 3, 1, 1), None, padding=[1, 1])
+case("conv_transpose1d", T(2, 4, 9), T(4, 2, 3), T(2), stride=[3], padding=[1], output_padding=[2])
+case("conv_transpose1d", T(4, 9), T(4, 2, 3), None, dilation=[3], output_padding=[2])
+case("conv_transpose1d", T(1, 4, 9), T(4, 2, 3, 3), None)
+case("conv_transpose3d", T(1, 4, 3, 5, 6), T(4, 2, 3, 3, 3), T(4), stride=[1, 2, 2],
+     padding=[1, 1, 1], output_padding=[0, 1, 1], groups=2)
+case("conv_transpose3d", T(1, 4, 3, 5, 6), T(4, 2, 3, 3, 3), None, stride=[0, 1, 1])
+case("group_norm", T(2, 32, 5, 5), T(32), T(32), num_groups=8)
+case("group_norm", T(2, 6), None, None, num_groups=3)
+case("group_norm", T(2, 6, 3), None, None, num_groups=4)
+case("group_norm", T(2, 6, 4), T(5), None, num_groups=3)
+case("group_norm", T(2, 6, 4, dtype=I64), None, None, num_groups=3)
 
 # ** resampling **
 case("interpolate", T(1, 3, 7, 13), size=[15, 4])

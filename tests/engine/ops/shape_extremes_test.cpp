@@ -67,6 +67,10 @@ const BaseCall* base_call(const std::string& op) {
       {"interpolate", {{"f32[1, 3, 8, 8]"}, {{"size", ints({4, 4})}}}},
       {"conv1d", {{"f32[1, 3, 8]", "f32[4, 3, 3]", "f32[4]"}, {}}},
       {"conv3d", {{"f32[1, 3, 8, 8, 8]", "f32[4, 3, 3, 3, 3]", "f32[4]"}, {}}},
+      {"conv_transpose1d", {{"f32[1, 3, 8]", "f32[3, 4, 3]", "f32[4]"}, {}}},
+      {"conv_transpose2d", {{"f32[1, 3, 8, 8]", "f32[3, 4, 3, 3]", "f32[4]"}, {}}},
+      {"conv_transpose3d", {{"f32[1, 3, 8, 8, 8]", "f32[3, 4, 3, 3, 3]", "f32[4]"}, {}}},
+      {"group_norm", {{"f32[2, 6, 4]", nullptr, nullptr}, {{"num_groups", AttrValue{int64_t{3}}}}}},
       {"cat", {{"f32[2, 3]", "f32[2, 3]"}, {}}},
       {"softmax", {{"f32[2, 3]"}, {{"dim", AttrValue{int64_t{1}}}}}},
       {"log_softmax", {{"f32[2, 3]"}, {{"dim", AttrValue{int64_t{1}}}}}},
@@ -168,6 +172,7 @@ TEST_CASE("convolution and pooling arithmetic stays in range for extreme input d
       INFO("attribute value " << v);
       for (const char* attr : {"stride", "padding", "dilation"}) {
         check_outcome(infer("conv2d", {x, "f32[4, 3, 3, 3]"}, {{attr, ints({v, 1})}}));
+        check_outcome(infer("conv_transpose2d", {x, "f32[3, 4, 3, 3]"}, {{attr, ints({v, 1})}}));
         check_outcome(
             infer("max_pool2d", {x}, {{"kernel_size", ints({3, 3})}, {attr, ints({v, 1})}}));
       }
