@@ -619,12 +619,13 @@ class RuleLowering {
     return t;
   }
 
-  /// uses(v), rank(v), dim(v, i), dtype(v) or shape(v).
+  /// uses(v), rank(v), dim(v, i), dtype(v), name(v) or shape(v).
   std::optional<Term> predicate_term(const ast::CallExpr& call) {
     static const std::map<std::string_view, Term::Kind> kKinds = {{"uses", Term::Kind::kUses},
                                                                   {"rank", Term::Kind::kRank},
                                                                   {"dim", Term::Kind::kDim},
                                                                   {"dtype", Term::Kind::kDTypeOf},
+                                                                  {"name", Term::Kind::kNameOf},
                                                                   {"shape", Term::Kind::kShapeOf}};
     auto it = call.ops.size() == 1 ? kKinds.find(call.ops[0]->text) : kKinds.end();
     size_t arity = it != kKinds.end() && it->second == Term::Kind::kDim ? 2 : 1;

@@ -1,4 +1,4 @@
-// Sema of `where` conditions: the predicates const, uses, output, rank, dtype, shape and dim
+// Sema of `where` conditions: the predicates const, uses, output, rank, dtype, shape, dim and name
 // over pattern values, and comparisons of `$` variables. Dims in shapes are numbers, symbols
 // (a symbol used twice means equal dims), '_' or one '...'.
 #include <array>
@@ -11,7 +11,7 @@ namespace {
 
 using namespace ast;
 
-enum class Pred { kConst, kUses, kOutput, kRank, kDtype, kShape, kDim };
+enum class Pred { kConst, kUses, kOutput, kRank, kDtype, kShape, kDim, kName };
 
 struct PredInfo {
   const char* name;
@@ -22,7 +22,7 @@ struct PredInfo {
   const char* example;
 };
 
-constexpr std::array<PredInfo, 7> kPredicates = {{
+constexpr std::array<PredInfo, 8> kPredicates = {{
     {"const", Pred::kConst, 1, SIZE_MAX, false, "const(w)"},
     {"uses", Pred::kUses, 1, 1, true, "uses(y) == 1"},
     {"output", Pred::kOutput, 1, 1, false, "not output(y)"},
@@ -30,6 +30,7 @@ constexpr std::array<PredInfo, 7> kPredicates = {{
     {"dtype", Pred::kDtype, 1, 1, true, "dtype(x) == f32"},
     {"shape", Pred::kShape, 1, 1, true, "shape(x) == [N, C, _, _]"},
     {"dim", Pred::kDim, 2, 2, true, "dim(x, 1) == C"},
+    {"name", Pred::kName, 1, 1, true, "name(w) == \"fc.weight\""},
 }};
 
 const PredInfo* find_predicate(std::string_view name) {
@@ -111,6 +112,9 @@ class ConditionChecker {
         break;
       case Pred::kShape:
         check_shape_rhs(c, text);
+        break;
+      case Pred::kName:
+        check_name_rhs(c, text);
         break;
     }
     if (!c->negated && c->op == CmpOp::kEq) record_requirement(c, *info, call);
@@ -263,6 +267,25 @@ class ConditionChecker {
       return;
     }
     check_int_rhs(c, text, c->op == CmpOp::kEq || c->op == CmpOp::kNe);
+  }
+
+  /// `name(w) == "fc.weight"`, `!=`, or `in {"a", "b"}`: strings.
+  void check_name_rhs(Condition* c, const std::string& text) {
+    if (is_ordering(c->op)) {
+      sema_.error(c->op_range, "'" + text + "' can only be compared with '==', '!=' or 'in'");
+      return;
+    }
+    std::vector<const Expr*> items;
+    if (const auto* set = dyn_cast<SetExpr>(c->rhs)) {
+      items.assign(set->items.begin(), set->items.end());
+    } else {
+      items.push_back(c->rhs);
+    }
+    for (const Expr* item : items) {
+      if (item->kind != NodeKind::kString) {
+        sema_.error(item->range, "'" + text + "' is compared with a string such as \"fc.weight\"");
+      }
+    }
   }
 
   void check_dtype_rhs(Condition* c, const std::string& text) {

@@ -267,6 +267,15 @@ class Evaluator {
         d.dtype = type->dtype;
         return d;
       }
+      case Term::Kind::kNameOf: {
+        // A constant is named by its target (the state_dict name), not by its node.
+        Input scratch;
+        const Input& v = value_of(t.value, &scratch);
+        if (!v.is_node()) return std::nullopt;
+        d.kind = Datum::Kind::kString;
+        d.string = v.node->is(NodeKind::kGetAttr) ? v.node->target() : v.node->name();
+        return d;
+      }
       case Term::Kind::kShapeOf: {
         const TensorType* type = typed(t.value);
         if (type == nullptr) return std::nullopt;

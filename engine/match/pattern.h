@@ -100,6 +100,7 @@ struct Term {
     kRank,      // rank(value)
     kDim,       // dim(value, number)
     kDTypeOf,   // dtype(value)
+    kNameOf,    // name(value): a constant's name (its get_attr target), another node's name
     kShapeOf,   // shape(value)
     kList,      // [items] (a shape: numbers, symbols, `_`, one `...`; or an attribute list)
     kSet,       // {items}

@@ -150,6 +150,15 @@ EOF
       || fail "--explain does not name the rule that took the node: $out"
     out=$("$rewrite" --rules "$tmp/phased.rules" "$example" --explain fuse_conv_bn@stem_bn --allow-path "$src")
     grep -qF "fuse_conv_bn@stem_bn: applied in phase 'fold'" <<<"$out" || fail "$out"
+    # `name(v)` singles out a constant by its name (its state_dict name).
+    printf '%s\n' 'rule bn_named {' \
+      '  pattern(x, m, v, g, b) { return batch_norm(x, m, v, g, b, training=false, eps=$e) }' \
+      '  where name(m) in {"none.such", "stem.bn.running_mean"}' \
+      '  replacement { return batch_norm(x, m, v, g, b, training=false, eps=$e) * 1.0 }' \
+      '}' 'phase named once { bn_named }' > "$tmp/named.rules"
+    out=$("$rewrite" --rules "$tmp/named.rules" "$example" --dry-run 2>&1) || fail "$out"
+    grep -q "^bn_named at stem_bn$" <<<"$out" || fail "name() did not single out stem.bn: $out"
+    [ "$(grep -c "^bn_named at" <<<"$out")" = 1 ] || fail "name() matched other constants: $out"
     expect 1 "no node named 'stem_bnn'" -- "$rewrite" --rules "$rules" "$example" --explain fuse_conv_bn@stem_bnn
     expect 2 "RULE@NODE" -- "$rewrite" --rules "$rules" "$example" --explain fuse_conv_bn
     expect 0 "" -- "$rewrite" --rules "$rules" "$example" -o "$tmp/h.json" --dot "$tmp/b.dot" --dot-after "$tmp/a.dot"

@@ -153,6 +153,8 @@ std::string show(const graft::Rule& r, const Term& t) {
       return "dim(" + show(t.value, r) + ", " + std::to_string(t.dim) + ")";
     case Term::Kind::kDTypeOf:
       return "dtype(" + show(t.value, r) + ")";
+    case Term::Kind::kNameOf:
+      return "name(" + show(t.value, r) + ")";
     case Term::Kind::kShapeOf:
       return "shape(" + show(t.value, r) + ")";
     case Term::Kind::kList:
