@@ -240,6 +240,9 @@ Kernel kernel_of(OpFamily family) {
     case OpFamily::kStrided: return strided;
     case OpFamily::kRoll: return roll;
     case OpFamily::kGather: return gather;
+    case OpFamily::kPad: return pad;
+    case OpFamily::kPool3d: return pool_nd;
+    case OpFamily::kAdaptivePool3d: return adaptive_pool_nd;
   }
   return nullptr;
 }
@@ -266,6 +269,7 @@ bool reference_moves_any_dtype(OpFamily family) {
     case OpFamily::kStrided:
     case OpFamily::kRoll:
     case OpFamily::kGather: return true;
+    case OpFamily::kPad: return true;
     case OpFamily::kNone:
     case OpFamily::kConv2d:
     case OpFamily::kConv2dPost:
@@ -281,7 +285,9 @@ bool reference_moves_any_dtype(OpFamily family) {
     case OpFamily::kAdaptivePool2d:
     case OpFamily::kReduce:
     case OpFamily::kInterpolate:
-    case OpFamily::kConvNd: return false;
+    case OpFamily::kConvNd:
+    case OpFamily::kPool3d:
+    case OpFamily::kAdaptivePool3d: return false;
   }
   return false;
 }

@@ -48,6 +48,9 @@ KernelBuilder find_kernel(const OpSchema& op) {
     case OpFamily::kStrided:
     case OpFamily::kRoll:
     case OpFamily::kGather: return build_fallback;
+    case OpFamily::kPad: return build_pad;
+    case OpFamily::kPool3d: return build_pool3d;
+    case OpFamily::kAdaptivePool3d: return build_adaptive_pool3d;
   }
   return nullptr;
 }
@@ -70,6 +73,7 @@ bool kernel_takes_any_dtype(OpFamily family) {
     case OpFamily::kStrided:
     case OpFamily::kRoll:
     case OpFamily::kGather: return true;
+    case OpFamily::kPad: return true;
     case OpFamily::kNone:
     case OpFamily::kConv2d:
     case OpFamily::kConv2dPost:
@@ -85,7 +89,9 @@ bool kernel_takes_any_dtype(OpFamily family) {
     case OpFamily::kAdaptivePool2d:
     case OpFamily::kReduce:
     case OpFamily::kInterpolate:
-    case OpFamily::kConvNd: return false;
+    case OpFamily::kConvNd:
+    case OpFamily::kPool3d:
+    case OpFamily::kAdaptivePool3d: return false;
   }
   return false;
 }

@@ -44,6 +44,10 @@ enum class OpFamily : uint8_t {
   kStrided,   // an affine view copied out: slice, select, expand, expand_as, flip
   kRoll,      // roll
   kGather,    // rows picked by an int64 index: embedding, index_select
+  // ** padding and 3-D pooling (issue #27) **
+  kPad,             // pad: constant, reflect, replicate or circular, any dtype
+  kPool3d,          // max_pool3d, avg_pool3d
+  kAdaptivePool3d,  // adaptive_avg_pool3d
 };
 
 // clang-format off
