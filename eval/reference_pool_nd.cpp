@@ -77,7 +77,8 @@ bool pool_nd(const Call& call, Tensor& out) {
   const bool is_max = call.node.target().starts_with("max_pool");
   const Tensor* x = call.tensor(0);
   auto k = call.ints_attr("kernel_size");
-  if (!x || !k || k->empty() || x->shape().size() < k->size() + 1) return call.fail("bad pool input");
+  if (!x || !k || k->empty() || x->shape().size() < k->size() + 1)
+    return call.fail("bad pool input");
   const size_t n = k->size();
   auto s = spatial_attr(call, "stride", n, *k);
   auto p = spatial_attr(call, "padding", n);

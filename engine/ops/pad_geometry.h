@@ -20,8 +20,7 @@ std::optional<PadMode> parse_pad_mode(std::string_view mode);
 /// The (left, right) pads of each of a rank-`rank` input's dims for torch's `pad` list, which
 /// holds pairs from the last dim backwards; dims it does not reach get (0, 0). The caller has
 /// checked that pad.size() is even and at most 2 * rank.
-std::vector<std::pair<int64_t, int64_t>> pads_per_dim(const std::vector<int64_t>& pad,
-                                                      size_t rank);
+std::vector<std::pair<int64_t, int64_t>> pads_per_dim(const std::vector<int64_t>& pad, size_t rank);
 
 /// The size of a dim of `size` padded by (left, right) in `mode`, or nullopt after setting
 /// `error` where torch refuses it: a crop of more than the dim, a negative size, a reflect pad
@@ -36,9 +35,12 @@ inline int64_t pad_source_index(PadMode mode, int64_t o, int64_t size, int64_t l
                                 int64_t right) {
   int64_t x = o - left;
   switch (mode) {
-    case PadMode::kConstant: return x >= 0 && x < size ? x : -1;
-    case PadMode::kReflect: return x < 0 ? -x : x >= size ? 2 * (size - 1) - x : x;
-    case PadMode::kReplicate: return x < 0 ? 0 : x >= size ? size - 1 : x;
+    case PadMode::kConstant:
+      return x >= 0 && x < size ? x : -1;
+    case PadMode::kReflect:
+      return x < 0 ? -x : x >= size ? 2 * (size - 1) - x : x;
+    case PadMode::kReplicate:
+      return x < 0 ? 0 : x >= size ? size - 1 : x;
     case PadMode::kCircular: {
       // torch crops first, then wraps around what is left.
       int64_t crop_l = left < 0 ? -left : 0, crop_r = right < 0 ? -right : 0;

@@ -68,9 +68,8 @@ std::optional<int64_t> padded_size(PadMode mode, int64_t size, int64_t left, int
       return out;
   }
   if (out < 1) {
-    *error = "padding " + pads + " leaves " + std::to_string(out) + " elements" + where +
-             " (" + (mode == PadMode::kReflect ? "reflect" : "replicate") +
-             " padding needs at least 1)";
+    *error = "padding " + pads + " leaves " + std::to_string(out) + " elements" + where + " (" +
+             (mode == PadMode::kReflect ? "reflect" : "replicate") + " padding needs at least 1)";
     return std::nullopt;
   }
   return out;

@@ -56,7 +56,8 @@ PadGeometry plan_geometry(PadMode mode, const Shape& in, const Shape& out,
   for (int64_t o = 0; o < out[last]; ++o) {
     int64_t src = pad_source_index(mode, o, in[last], pads[last].first, pads[last].second);
     Run* prev = g.runs.empty() ? nullptr : &g.runs.back();
-    bool extends = prev && (src < 0 ? prev->src < 0 : prev->src >= 0 && prev->src + prev->length == src);
+    bool extends =
+        prev && (src < 0 ? prev->src < 0 : prev->src >= 0 && prev->src + prev->length == src);
     if (extends) {
       ++prev->length;
     } else {
@@ -94,7 +95,8 @@ void run_pad(const PadGeometry& g, const std::byte* src, std::byte* dst, int64_t
       int64_t s = g.maps[d][index[d]];
       offset = s < 0 ? -1 : offset + s * g.in_strides[d];
     }
-    const std::byte* row = offset < 0 ? nullptr : src + static_cast<size_t>(offset * g.in_row) * g.block_bytes;
+    const std::byte* row =
+        offset < 0 ? nullptr : src + static_cast<size_t>(offset * g.in_row) * g.block_bytes;
     copy_row(g, row, dst + static_cast<size_t>(r * g.out_row) * g.block_bytes, fill.data());
     for (size_t d = outer; d-- > 0;) {
       if (++index[d] < g.maps[d].size()) break;
@@ -125,7 +127,8 @@ std::optional<KernelPlan> build_pad(KernelContext& ctx) {
   if (!x.is_tensor() || !mode) return ctx.not_implemented("pad of this input or mode");
   const DType dtype = ctx.out().dtype;
   std::optional<std::vector<std::byte>> element = eval::fill_element(dtype, *value);
-  if (!element) return ctx.not_implemented(std::string("a nonzero fill value in dtype ") + dtype_name(dtype));
+  if (!element)
+    return ctx.not_implemented(std::string("a nonzero fill value in dtype ") + dtype_name(dtype));
   KernelPlan plan = make_plan(ctx);
   plan.src_mds[0] = plain_md(x.shape(), x.type.dtype);
   plan.dst_md = plain_md(ctx.out().shape, dtype);
@@ -135,11 +138,12 @@ std::optional<KernelPlan> build_pad(KernelContext& ctx) {
   auto fill = std::make_shared<std::vector<std::byte>>(fill_pattern(*geometry, *element));
   int64_t out_elements = 1;
   for (int64_t s : ctx.out().shape) out_elements *= s;
-  const int64_t total_blocks =
-      geometry->block_bytes == 0 ? 0 : out_elements * static_cast<int64_t>(element->size()) /
-                                           static_cast<int64_t>(geometry->block_bytes);
-  plan.kernel = std::make_unique<LoopKernel>(
-      [geometry, fill, total_blocks](const KernelMemories& m) {
+  const int64_t total_blocks = geometry->block_bytes == 0
+                                   ? 0
+                                   : out_elements * static_cast<int64_t>(element->size()) /
+                                         static_cast<int64_t>(geometry->block_bytes);
+  plan.kernel =
+      std::make_unique<LoopKernel>([geometry, fill, total_blocks](const KernelMemories& m) {
         run_pad(*geometry, static_cast<const std::byte*>(m.srcs[0].get_data_handle()),
                 static_cast<std::byte*>(m.dst.get_data_handle()), total_blocks, *fill);
       });

@@ -2,7 +2,6 @@
 // bool) and of max_pool3d, avg_pool3d and adaptive_avg_pool3d against torch 1.13's values (each
 // names the torch call), through the constant folder so that the results are compared exactly.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "tests/eval/folding.h"
@@ -44,8 +43,8 @@ TEST_CASE("constant pad crops with negative pads and converts the fill value as 
             .b8() == std::vector<int>{1, 1, 1, 1, 1, 1, 0, 1});
   // F.pad(torch.tensor([[1.5, -2.0]]), (1, 1), value=float('-inf')), and (0, 1) with nan
   CHECK(fold("pad", {float_constant({1, 2}, {1.5f, -2.0f})},
-             {{"pad", Ints{1, 1}}, {"value", -INFINITY}}).f32() ==
-        Floats{-INFINITY, 1.5f, -2.0f, -INFINITY});
+             {{"pad", Ints{1, 1}}, {"value", -INFINITY}})
+            .f32() == Floats{-INFINITY, 1.5f, -2.0f, -INFINITY});
   Floats nan_filled =
       fold("pad", {float_constant({1, 2}, {1.5f, -2.0f})}, {{"pad", Ints{0, 1}}, {"value", NAN}})
           .f32();
@@ -56,13 +55,12 @@ TEST_CASE("constant pad crops with negative pads and converts the fill value as 
   CHECK(fold("pad", {arange12({12})}, {{"pad", Ints{-6, -6}}}).shape() == Shape{0});
 }
 
-TEST_CASE("reflect, replicate and circular pad read the elements torch reads",
-          "[eval][pad]") {
+TEST_CASE("reflect, replicate and circular pad read the elements torch reads", "[eval][pad]") {
   const ConstantTensor x = arange12({1, 3, 4});
   // F.pad(torch.arange(12.).reshape(1, 3, 4), (2, 1, 1, 2), mode='reflect')
   Folded r = fold("pad", {x}, {{"pad", Ints{2, 1, 1, 2}}, {"mode", s("reflect")}});
   CHECK(r.shape() == Shape{1, 6, 7});
-  CHECK(r.i64() == Ints{6, 5, 4, 5, 6, 7, 6, 2, 1, 0, 1, 2, 3, 2, 6, 5, 4, 5, 6, 7, 6,
+  CHECK(r.i64() == Ints{6,  5, 4, 5, 6,  7,  6,  2, 1, 0, 1, 2, 3, 2, 6, 5, 4, 5, 6, 7, 6,
                         10, 9, 8, 9, 10, 11, 10, 6, 5, 4, 5, 6, 7, 6, 2, 1, 0, 1, 2, 3, 2});
   // ... (-1, 2, 0, 0), mode='reflect': the crop comes first
   CHECK(fold("pad", {x}, {{"pad", Ints{-1, 2, 0, 0}}, {"mode", s("reflect")}}).i64() ==
@@ -72,14 +70,14 @@ TEST_CASE("reflect, replicate and circular pad read the elements torch reads",
         Ints{2, 3, 3, 3, 3, 6, 7, 7, 7, 7, 10, 11, 11, 11, 11, 10, 11, 11, 11, 11});
   // F.pad(torch.arange(12).reshape(1, 1, 3, 4), (-1, 2, 2, 0), mode='circular'): torch wraps
   // around what the crop leaves
-  Folded c = fold("pad", {arange12({1, 1, 3, 4})},
-                  {{"pad", Ints{-1, 2, 2, 0}}, {"mode", s("circular")}});
+  Folded c =
+      fold("pad", {arange12({1, 1, 3, 4})}, {{"pad", Ints{-1, 2, 2, 0}}, {"mode", s("circular")}});
   CHECK(c.shape() == Shape{1, 1, 5, 5});
-  CHECK(c.i64() == Ints{5, 6, 7, 5, 6, 9, 10, 11, 9, 10, 1, 2, 3, 1, 2, 5, 6, 7, 5, 6,
-                        9, 10, 11, 9, 10});
+  CHECK(c.i64() ==
+        Ints{5, 6, 7, 5, 6, 9, 10, 11, 9, 10, 1, 2, 3, 1, 2, 5, 6, 7, 5, 6, 9, 10, 11, 9, 10});
   // ... (4, 4, 3, 3), mode='circular': a pad of the whole size
-  Folded w = fold("pad", {arange12({1, 1, 3, 4})},
-                  {{"pad", Ints{4, 4, 3, 3}}, {"mode", s("circular")}});
+  Folded w =
+      fold("pad", {arange12({1, 1, 3, 4})}, {{"pad", Ints{4, 4, 3, 3}}, {"mode", s("circular")}});
   CHECK(w.shape() == Shape{1, 1, 9, 12});
   Ints row_block;
   for (int rep = 0; rep < 3; ++rep) {
@@ -108,7 +106,8 @@ TEST_CASE("pad refuses what torch refuses, with torch's reason", "[eval][pad]") 
   CHECK_THAT(error_of({5, 0}, "circular"), Catch::Contains("wraps around more than once"));
   CHECK_THAT(error_of({-3, 2}, "circular"), Catch::Contains("wraps around more than once"));
   CHECK_THAT(error_of({-3, -2}, "constant"), Catch::Contains("crops more elements than there are"));
-  CHECK_THAT(error_of({1, 1}, "reflect", 1.0), Catch::Contains("padding mode 'reflect' takes no value"));
+  CHECK_THAT(error_of({1, 1}, "reflect", 1.0),
+             Catch::Contains("padding mode 'reflect' takes no value"));
   CHECK_THAT(error_of({1, 1}, "constant", INFINITY),
              Catch::Contains("value inf cannot be converted to int64 without overflow"));
   CHECK_THAT(error_of({1, 1, 1, 1, 1, 1, 1, 1}, "constant"),
@@ -121,18 +120,22 @@ TEST_CASE("max_pool3d propagates NaN and honours dilation, padding and ceil_mode
   // F.max_pool3d(x, (2, 3, 2), stride=(1, 2, 2), padding=(1, 1, 0), dilation=(1, 1, 2),
   //              ceil_mode=True)
   Folded m = fold("max_pool3d", {volume()},
-                  {{"kernel_size", Ints{2, 3, 2}}, {"stride", Ints{1, 2, 2}},
-                   {"padding", Ints{1, 1, 0}}, {"dilation", Ints{1, 1, 2}}, {"ceil_mode", true}});
+                  {{"kernel_size", Ints{2, 3, 2}},
+                   {"stride", Ints{1, 2, 2}},
+                   {"padding", Ints{1, 1, 0}},
+                   {"dilation", Ints{1, 1, 2}},
+                   {"ceil_mode", true}});
   CHECK(m.shape() == Shape{1, 1, 4, 3, 2});
-  CHECK(m.f32() == Floats{3, 6, 4, 7, 2, 7, 5, 8, 6, 9, 4, 9, 7, 10, 8, 11, 6, 11, 7, 10, 8, 11,
-                          6, 11});
+  CHECK(m.f32() ==
+        Floats{3, 6, 4, 7, 2, 7, 5, 8, 6, 9, 4, 9, 7, 10, 8, 11, 6, 11, 7, 10, 8, 11, 6, 11});
   // x[0, 0, 0, 0, 0] = nan; F.max_pool3d(x, 2, stride=2)
   ConstantTensor with_nan = volume();
   float nan = NAN;
   std::vector<std::byte> bytes(with_nan.data, with_nan.data + with_nan.nbytes);
   std::memcpy(bytes.data(), &nan, sizeof nan);
   Floats got = fold("max_pool3d", {ConstantTensor::owned(DType::kFloat32, {1, 1, 3, 4, 5}, bytes)},
-                    {{"kernel_size", Ints{2, 2, 2}}}).f32();
+                    {{"kernel_size", Ints{2, 2, 2}}})
+                   .f32();
   REQUIRE(got.size() == 4);
   CHECK(std::isnan(got[0]));
   CHECK(Floats(got.begin() + 1, got.end()) == Floats{10, 11, 11});
@@ -143,31 +146,37 @@ TEST_CASE("avg_pool3d divides as torch does: clipped windows, count_include_pad,
   // F.avg_pool3d(x, 3, stride=2, padding=1, ceil_mode=True, count_include_pad=True): the
   // ceil_mode window hanging over the padding divides by its part inside the padding
   Folded inc = fold("avg_pool3d", {volume()},
-                    {{"kernel_size", Ints{3, 3, 3}}, {"stride", Ints{2, 2, 2}},
-                     {"padding", Ints{1, 1, 1}}, {"ceil_mode", true}});
+                    {{"kernel_size", Ints{3, 3, 3}},
+                     {"stride", Ints{2, 2, 2}},
+                     {"padding", Ints{1, 1, 1}},
+                     {"ceil_mode", true}});
   CHECK(inc.shape() == Shape{1, 1, 2, 3, 3});
   CHECK(inc.f32() == Floats{-0.14814814925193787f, 0.18518517911434174f, 0.1111111119389534f,
                             0.9629629850387573f, 0.7777777910232544f, 0.9259259104728699f,
-                            1.4444444179534912f, 0.5555555820465088f, 1.0f,
-                            -0.40740740299224854f, -0.6296296119689941f, -0.14814814925193787f,
-                            0.14814814925193787f, -0.4444444477558136f, 0.9629629850387573f,
-                            0.6111111044883728f, -0.0555555559694767f, 1.4444444179534912f});
+                            1.4444444179534912f, 0.5555555820465088f, 1.0f, -0.40740740299224854f,
+                            -0.6296296119689941f, -0.14814814925193787f, 0.14814814925193787f,
+                            -0.4444444477558136f, 0.9629629850387573f, 0.6111111044883728f,
+                            -0.0555555559694767f, 1.4444444179534912f});
   // ... count_include_pad=False
   Folded exc = fold("avg_pool3d", {volume()},
-                    {{"kernel_size", Ints{3, 3, 3}}, {"stride", Ints{2, 2, 2}},
-                     {"padding", Ints{1, 1, 1}}, {"ceil_mode", true},
+                    {{"kernel_size", Ints{3, 3, 3}},
+                     {"stride", Ints{2, 2, 2}},
+                     {"padding", Ints{1, 1, 1}},
+                     {"ceil_mode", true},
                      {"count_include_pad", false}});
   CHECK(exc.f32() == Floats{-0.5f, 0.4166666567325592f, 0.375f, 2.1666667461395264f,
                             1.1666666269302368f, 2.0833332538604736f, 6.5f, 1.6666666269302368f,
                             4.5f, -1.375f, -1.4166666269302368f, -0.5f, 0.3333333432674408f,
-                            -0.6666666865348816f, 2.1666667461395264f, 2.75f,
-                            -0.1666666716337204f, 6.5f});
+                            -0.6666666865348816f, 2.1666667461395264f, 2.75f, -0.1666666716337204f,
+                            6.5f});
   // F.avg_pool3d(x, (2, 2, 3), stride=(1, 2, 2), divisor_override=5)
   CHECK(fold("avg_pool3d", {volume()},
-             {{"kernel_size", Ints{2, 2, 3}}, {"stride", Ints{1, 2, 2}},
-              {"divisor_override", int64_t{5}}}).f32() ==
-        Floats{-2.0f, -0.6000000238418579f, 0.4000000059604645f, 1.7999999523162842f,
-               -1.7999999523162842f, -0.4000000059604645f, 0.6000000238418579f, 2.0f});
+             {{"kernel_size", Ints{2, 2, 3}},
+              {"stride", Ints{1, 2, 2}},
+              {"divisor_override", int64_t{5}}})
+            .f32() == Floats{-2.0f, -0.6000000238418579f, 0.4000000059604645f, 1.7999999523162842f,
+                             -1.7999999523162842f, -0.4000000059604645f, 0.6000000238418579f,
+                             2.0f});
 }
 
 TEST_CASE("adaptive_avg_pool3d averages torch's uneven windows", "[eval][pool3d]") {

@@ -3,7 +3,6 @@
 // blocked convolution; max/avg/adaptive pooling over (N, C, D, H, W) with ceil_mode,
 // count_include_pad, divisor_override, dilation and uneven adaptive windows.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "tests/runtime/runtime_testing.h"
@@ -31,13 +30,12 @@ const std::vector<PadCase> kPadCases = {
     {"replicate", {-2, 5, 1, 1, 0, 1}},
     {"circular", {4, 1, 2, 2}},
     {"circular", {-1, 2, 0, 0, 1, 3}},
-    {"circular", {0, 0, 0, 0, 1, 1, 0, 0}},   // an outer dim only
+    {"circular", {0, 0, 0, 0, 1, 1, 0, 0}},  // an outer dim only
 };
 
 }  // namespace
 
-TEST_CASE("pad matches the reference in every mode on float32, int64 and bool",
-          "[runtime][pad]") {
+TEST_CASE("pad matches the reference in every mode on float32, int64 and bool", "[runtime][pad]") {
   for (DType dtype : {DType::kFloat32, DType::kInt64, DType::kBool}) {
     for (const PadCase& c : kPadCases) {
       GraphBuilder b;
@@ -51,14 +49,14 @@ TEST_CASE("pad matches the reference in every mode on float32, int64 and bool",
   }
 }
 
-TEST_CASE("pad fills non-finite values and reads a blocked convolution output",
-          "[runtime][pad]") {
+TEST_CASE("pad fills non-finite values and reads a blocked convolution output", "[runtime][pad]") {
   for (double value : std::vector<double>{-INFINITY, NAN, 0.0}) {
     GraphBuilder b;
     Node* x = b.input("x", {1, 16, 5, 5});
     Node* c = b.call("conv2d", {in(x), in(b.constant("w", {16, 16, 3, 3}, 1))});
     Node* p = b.call("pad", {in(c)}, {{"pad", Ints{1, 2, 0, 3}}, {"value", value}});
-    b.output({p, b.call("pad", {in(c)}, {{"pad", Ints{2, 2, 2, 2}}, {"mode", std::string("reflect")}})});
+    b.output(
+        {p, b.call("pad", {in(c)}, {{"pad", Ints{2, 2, 2, 2}}, {"mode", std::string("reflect")}})});
     INFO("value " << value);
     // NaN != NaN, so the NaN fill is checked on its own below.
     if (!std::isnan(value)) CHECK(check_all_modes(b.graph(), random_inputs(b.graph(), 2)) == "");
@@ -85,7 +83,7 @@ TEST_CASE("max_pool3d and avg_pool3d match the reference", "[runtime][pool3d]") 
       {{1, 8, 8, 14, 14}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1}, false, true, {1, 1, 1}},  // s3d stem
       {{1, 4, 7, 7, 7}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, true, true, {1, 1, 1}},     // fallback
       {{1, 4, 6, 7, 5}, {3, 2, 2}, {2, 1, 2}, {0, 1, 0}, true, false, {2, 1, 2}},
-      {{1, 4, 5, 6, 7}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, false, true, {1, 1, 1}},    // s3d branch
+      {{1, 4, 5, 6, 7}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, false, true, {1, 1, 1}},  // s3d branch
   }));
   for (const char* op : {"max_pool3d", "avg_pool3d"}) {
     for (bool after_conv : {false, true}) {
@@ -97,8 +95,10 @@ TEST_CASE("max_pool3d and avg_pool3d match the reference", "[runtime][pool3d]") 
       }
       std::map<std::string, AttrValue> attrs = {
           {"kernel_size", c.k}, {"stride", c.s}, {"padding", c.p}, {"ceil_mode", c.ceil}};
-      if (std::string(op) == "max_pool3d") attrs["dilation"] = c.dilation;
-      else attrs["count_include_pad"] = c.include_pad;
+      if (std::string(op) == "max_pool3d")
+        attrs["dilation"] = c.dilation;
+      else
+        attrs["count_include_pad"] = c.include_pad;
       b.output({b.call(op, {in(src)}, attrs)});
       INFO(op << " x=" << shape_to_string(c.x) << " conv=" << after_conv);
       CHECK(check_all_modes(b.graph(), random_inputs(b.graph(), 3), 1e-5, 1e-5) == "");
