@@ -22,7 +22,7 @@ struct PadGeometry {
   size_t padded_dims = 0;                  // dims up to and including the last padded one
   size_t block_bytes = 0;                  // the unpadded trailing dims, whole
   std::vector<std::vector<int64_t>> maps;  // per outer dim: output index -> source index
-  std::vector<int64_t> in_strides;         // per outer dim, in blocks
+  std::vector<int64_t> in_strides;         // per outer dim, in rows of the last padded dim
   std::vector<Run> runs;                   // the last padded dim
   int64_t in_row = 0, out_row = 0;         // blocks per row of the last padded dim
 };

@@ -187,3 +187,27 @@ TEST_CASE("adaptive_avg_pool3d averages torch's uneven windows", "[eval][pool3d]
                           0.1666666716337204f, 0.75f, -0.75f, -0.1666666716337204f, -0.25f,
                           0.3333333432674408f, 0.25f, 0.8333333134651184f});
 }
+
+TEST_CASE("avg_pool3d and adaptive_avg_pool3d round as torch's float sums do", "[eval][pool3d]") {
+  // x = torch.arange(60, dtype=torch.float32) / 7 - 4, shaped (1, 1, 3, 4, 5): sums of these
+  // round differently in float and in double, and torch sums in float.
+  Floats v;
+  for (int i = 0; i < 60; ++i) v.push_back(static_cast<float>(i) / 7.0f - 4.0f);
+  const ConstantTensor x = float_constant({1, 1, 3, 4, 5}, v);
+  // F.avg_pool3d(x, 3, stride=2, padding=1, ceil_mode=True), as float.hex
+  CHECK(fold("avg_pool3d", {x},
+             {{"kernel_size", Ints{3, 3, 3}},
+              {"stride", Ints{2, 2, 2}},
+              {"padding", Ints{1, 1, 1}},
+              {"ceil_mode", true}})
+            .f32() == Floats{-0x1.45145p-1f, -0x1.b6db6ep-1f, -0x1.041042p-1f, -0x1.e79e8p-2f,
+                             -0x1.24924ap-1f, -0x1.24924ap-2f, -0x1.451452p-4f, -0x1.861872p-5f,
+                             0x1.041038p-6f, 0x1.b1706ep-3f, 0x1.a69a6ep-2f, 0x1.5ac056p-2f,
+                             0x1.965964p-1f, 0x1.555556p+0f, 0x1.f7df7ep-1f, 0x1.1c71c8p-1f,
+                             0x1.cf3cf2p-1f, 0x1.4d34d4p-1f});
+  // F.adaptive_avg_pool3d(x, (2, 3, 2))
+  CHECK(fold("adaptive_avg_pool3d", {x}, {{"output_size", Ints{2, 3, 2}}}).f32() ==
+        Floats{-0x1.092492p+1f, -0x1.c9249p+0f, -0x1.5b6dbap+0f, -0x1.124926p+0f, -0x1.492492p-1f,
+               -0x1.6db6dap-2f, 0x1.924926p-1f, 0x1.124926p+0f, 0x1.7ffffep+0f, 0x1.c92496p+0f,
+               0x1.1b6db8p+1f, 0x1.3ffffep+1f});
+}
