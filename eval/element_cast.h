@@ -8,8 +8,11 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
+#include <optional>
 #include <type_traits>
+#include <vector>
 
 #include "eval/tensor.h"
 
@@ -71,6 +74,25 @@ bool with_cast_type(DType dtype, F&& f) {
     case DType::kBool: f(bool{}); return true;
     default: return false;
   }
+}
+
+/// The bytes of one `dtype` element holding `value`, converted as torch's fill converts it
+/// (int64 truncates toward zero, bool is value != 0); nullopt for a nonzero value of a dtype
+/// other than float32, int64 and bool.
+inline std::optional<std::vector<std::byte>> fill_element(DType dtype, double value) {
+  std::vector<std::byte> bytes(dtype_size(dtype));
+  if (value == 0 && !std::signbit(value)) return bytes;
+  bool known = with_cast_type(dtype, [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (std::is_same_v<T, bool>) {
+      bytes[0] = std::byte{convert<bool>(value) ? uint8_t{1} : uint8_t{0}};
+    } else {
+      T v = convert<T>(value);
+      std::memcpy(bytes.data(), &v, sizeof v);
+    }
+  });
+  if (!known) return std::nullopt;
+  return bytes;
 }
 
 }  // namespace graft::eval

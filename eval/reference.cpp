@@ -245,6 +245,9 @@ Kernel kernel_of(OpFamily family) {
     case OpFamily::kGather: return gather;
     case OpFamily::kConvTranspose: return conv_transpose;
     case OpFamily::kGroupNorm: return group_norm;
+    case OpFamily::kPad: return pad;
+    case OpFamily::kPool3d: return pool_nd;
+    case OpFamily::kAdaptivePool3d: return adaptive_pool_nd;
   }
   return nullptr;
 }
@@ -271,6 +274,7 @@ bool reference_moves_any_dtype(OpFamily family) {
     case OpFamily::kStrided:
     case OpFamily::kRoll:
     case OpFamily::kGather: return true;
+    case OpFamily::kPad: return true;
     case OpFamily::kNone:
     case OpFamily::kConv2d:
     case OpFamily::kConv2dPost:
@@ -286,9 +290,11 @@ bool reference_moves_any_dtype(OpFamily family) {
     case OpFamily::kAdaptivePool2d:
     case OpFamily::kReduce:
     case OpFamily::kInterpolate:
-    case OpFamily::kConvNd: return false;
+    case OpFamily::kConvNd:
     case OpFamily::kConvTranspose:
-    case OpFamily::kGroupNorm: return false;
+    case OpFamily::kGroupNorm:
+    case OpFamily::kPool3d:
+    case OpFamily::kAdaptivePool3d: return false;
   }
   return false;
 }

@@ -117,5 +117,10 @@ bool arg_reduce(const Call& call, Tensor& out);
 bool strided(const Call& call, Tensor& out);  // slice, select, expand, expand_as, flip
 bool roll(const Call& call, Tensor& out);
 bool gather(const Call& call, Tensor& out);   // embedding, index_select
+// reference_pad.cpp
+bool pad(const Call& call, Tensor& out);
+// reference_pool_nd.cpp: max_pool3d and avg_pool3d; adaptive_avg_pool3d
+bool pool_nd(const Call& call, Tensor& out);
+bool adaptive_pool_nd(const Call& call, Tensor& out);
 
 }  // namespace graft::eval::ref

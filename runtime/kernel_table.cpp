@@ -51,6 +51,9 @@ KernelBuilder find_kernel(const OpSchema& op) {
     case OpFamily::kConvTranspose: return build_conv_transpose;
     // oneDNN 2.6 has no group normalization: the reference's two-pass loop in double.
     case OpFamily::kGroupNorm: return build_fallback;
+    case OpFamily::kPad: return build_pad;
+    case OpFamily::kPool3d: return build_pool3d;
+    case OpFamily::kAdaptivePool3d: return build_adaptive_pool3d;
   }
   return nullptr;
 }
@@ -73,6 +76,7 @@ bool kernel_takes_any_dtype(OpFamily family) {
     case OpFamily::kStrided:
     case OpFamily::kRoll:
     case OpFamily::kGather: return true;
+    case OpFamily::kPad: return true;
     case OpFamily::kNone:
     case OpFamily::kConv2d:
     case OpFamily::kConv2dPost:
@@ -88,9 +92,11 @@ bool kernel_takes_any_dtype(OpFamily family) {
     case OpFamily::kAdaptivePool2d:
     case OpFamily::kReduce:
     case OpFamily::kInterpolate:
-    case OpFamily::kConvNd: return false;
+    case OpFamily::kConvNd:
     case OpFamily::kConvTranspose:
-    case OpFamily::kGroupNorm: return false;
+    case OpFamily::kGroupNorm:
+    case OpFamily::kPool3d:
+    case OpFamily::kAdaptivePool3d: return false;
   }
   return false;
 }

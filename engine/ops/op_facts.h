@@ -47,6 +47,10 @@ enum class OpFamily : uint8_t {
   // ** transposed convolution and group normalization (issue #27) **
   kConvTranspose,  // conv_transpose1d, conv_transpose2d, conv_transpose3d
   kGroupNorm,      // group_norm
+  // ** padding and 3-D pooling (issue #27) **
+  kPad,             // pad: constant, reflect, replicate or circular, any dtype
+  kPool3d,          // max_pool3d, avg_pool3d
+  kAdaptivePool3d,  // adaptive_avg_pool3d
 };
 
 // clang-format off

@@ -327,6 +327,24 @@ std::vector<OpDef> builtin_op_defs() {
        {}, group_norm,
        "normalizes (N, C, *) over each of num_groups channel groups, then * weight + bias (C)",
        family(kGroupNorm)},
+      // ** padding and 3-D pooling (issue #27) ** `pad` holds (left, right) pairs from the last
+      // dim backwards; torch's non-constant modes take 2 to 5 dims, graft's any rank.
+      with_choices(
+          {"pad(Tensor input, int[] pad, str mode='constant', float? value=None)", {}, pad,
+           "pads the last len(pad) / 2 dims by (left, right) each; negative pads crop; value "
+           "(default 0) fills in constant mode, which alone takes one",
+           family(kPad)},
+          {{"mode", {"constant", "reflect", "replicate", "circular"}}}),
+      {"max_pool3d(Tensor input, int[3] kernel_size, int[3] stride=[], int[3] padding=0, "
+       "int[3] dilation=1, bool ceil_mode=False)",
+       {"pool"}, max_pool3d, "maximum over each kernel_size window of (N, C, D, H, W)",
+       family(kPool3d)},
+      {"avg_pool3d(Tensor input, int[3] kernel_size, int[3] stride=[], int[3] padding=0, "
+       "bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None)",
+       {"pool"}, avg_pool3d, "mean over each kernel_size window of (N, C, D, H, W)",
+       family(kPool3d)},
+      {"adaptive_avg_pool3d(Tensor input, int[3] output_size)", {"pool"}, adaptive_pool3d,
+       "mean pooling to exactly output_size (D, H, W)", family(kAdaptivePool3d)},
   };
 }
 

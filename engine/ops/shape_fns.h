@@ -40,6 +40,11 @@ Dim dim_product(const Shape& dims);
 std::string ints_to_string(const std::vector<int64_t>& values);
 /// A Scalar-typed attribute value (int or float) as a Scalar; nullopt for None.
 std::optional<Scalar> scalar_attr(const InferInputs& in, const std::string& name);
+/// False after setting `error` if `value` cannot become a `dtype` element: torch's "value
+/// cannot be converted to type … without overflow" (a NaN or infinity into an integer dtype,
+/// 1e300 into float32). Integers truncate toward zero first (-2.7 fills int64 with -2)
+/// (shape_fns_logic.cpp).
+bool check_fill_value(const char* what, const Scalar& value, DType dtype, std::string* error);
 /// The broadcast shape and promoted dtype of operands `first` .. `first + count - 1`, each a
 /// tensor or a scalar literal, at least one a tensor; nullopt after setting `error`
 /// (shape_fns_elementwise.cpp).
@@ -68,10 +73,13 @@ Result conv3d(const InferInputs& in, std::string* error);
 Result linear(const InferInputs& in, std::string* error);
 Result matmul(const InferInputs& in, std::string* error);
 
-// ** pooling (shape_fns_pool.cpp) **
+// ** pooling over 2 and 3 spatial dims (shape_fns_pool.cpp) **
 Result max_pool2d(const InferInputs& in, std::string* error);
 Result avg_pool2d(const InferInputs& in, std::string* error);
 Result adaptive_pool2d(const InferInputs& in, std::string* error);
+Result max_pool3d(const InferInputs& in, std::string* error);
+Result avg_pool3d(const InferInputs& in, std::string* error);
+Result adaptive_pool3d(const InferInputs& in, std::string* error);
 
 // ** normalization (shape_fns_norm.cpp) **
 Result batch_norm(const InferInputs& in, std::string* error);
@@ -104,6 +112,8 @@ Result full_like(const InferInputs& in, std::string* error);
 Result to_dtype(const InferInputs& in, std::string* error);     // to
 Result cumsum(const InferInputs& in, std::string* error);
 Result arg_reduce(const InferInputs& in, std::string* error);   // argmax, argmin
+// ** padding (shape_fns_pad.cpp) **
+Result pad(const InferInputs& in, std::string* error);
 // ** picking and repeating elements (shape_fns_indexing.cpp) **
 Result slice(const InferInputs& in, std::string* error);
 Result select(const InferInputs& in, std::string* error);

@@ -47,9 +47,8 @@ double dtype_limit(DType dtype) {
   return 0;
 }
 
-/// False after setting `error` if `value` cannot become a `dtype` element: torch's "value
-/// cannot be converted to type … without overflow" (a NaN or infinity into an integer dtype,
-/// 1e300 into float32). Integers truncate toward zero first (-2.7 fills int64 with -2).
+}  // namespace
+
 bool check_fill_value(const char* what, const Scalar& value, DType dtype, std::string* error) {
   double v = value.value;
   bool fits = true;
@@ -68,6 +67,8 @@ bool check_fill_value(const char* what, const Scalar& value, DType dtype, std::s
            dtype_name(dtype) + " without overflow";
   return false;
 }
+
+namespace {
 
 /// The broadcast of the shapes of the tensor operands among 0 .. count - 1 (at least one).
 std::optional<Shape> broadcast_tensors(const InferInputs& in, size_t count, std::string* error) {

@@ -1,5 +1,6 @@
-// Shape functions of 2-D pooling, after torch's Pool.h (pooling_output_shape,
-// pool2d_shape_check) and AdaptiveAveragePooling.cpp.
+// Shape functions of 2-D and 3-D pooling, after torch's Pool.h (pooling_output_shape,
+// pool2d_shape_check, pool3d_shape_check), AdaptiveAveragePooling.cpp and
+// AdaptiveAveragePooling3d.cpp.
 #include "engine/ops/shape_fns.h"
 
 namespace graft::shape_fns {
@@ -25,14 +26,27 @@ std::optional<int64_t> pool_output_size(int64_t in, int64_t kernel, int64_t stri
   return out;
 }
 
+using Spatial = std::vector<int64_t>;
+
+/// An `int[n]` attribute of a pool with n spatial dims; nullopt after setting `error`.
+std::optional<Spatial> spatial_attr(const InferInputs& in, const std::string& name, size_t n,
+                                    std::string* error) {
+  const auto* list = std::get_if<std::vector<int64_t>>(&in.attr(name));
+  if (list == nullptr || list->size() != n) {
+    *error = name + " must have " + std::to_string(n) + " values, got " +
+             attr_to_string(in.attr(name));
+    return std::nullopt;
+  }
+  return *list;
+}
+
 /// torch's pooling kernels take kernel_size, stride, padding and dilation as 32-bit ints
 /// (max_pool2d: "integer out of range"; avg_pool2d wraps them), so larger values are rejected.
 /// That bound also keeps pool_output_size's products of two of them within int64.
-bool check_int32(const std::string& name, const std::array<int64_t, 2>& values,
-                 std::string* error) {
+bool check_int32(const std::string& name, const Spatial& values, std::string* error) {
   for (int64_t v : values) {
     if (v > INT32_MAX || v < INT32_MIN) {
-      *error = name + "=" + ints_to_string({values[0], values[1]}) +
+      *error = name + "=" + ints_to_string(values) +
                " is out of range (torch's pooling takes 32-bit sizes, up to " +
                std::to_string(INT32_MAX) + ")";
       return false;
@@ -41,14 +55,17 @@ bool check_int32(const std::string& name, const std::array<int64_t, 2>& values,
   return true;
 }
 
-/// The input of a 2-D pool: (N, C, H, W) or unbatched (C, H, W), every dim but N non-zero.
-bool check_pool_input(const TensorType& x, std::string* error) {
-  if (x.rank() != 3 && x.rank() != 4) {
-    *error = "input has " + std::to_string(x.rank()) +
-             " dims, expected 4 (N, C, H, W) or 3 (C, H, W)";
+/// The input of a pool over n spatial dims: (N, C, *spatial) or unbatched (C, *spatial), every
+/// dim but N non-zero.
+bool check_pool_input(const TensorType& x, size_t n, std::string* error) {
+  if (x.shape.size() != n + 1 && x.shape.size() != n + 2) {
+    const char* dims = n == 3 ? "D, H, W" : "H, W";
+    *error = "input has " + std::to_string(x.rank()) + " dims, expected " +
+             std::to_string(n + 2) + " (N, C, " + dims + ") or " + std::to_string(n + 1) +
+             " (C, " + dims + ")";
     return false;
   }
-  for (size_t i = x.shape.size() - 3; i < x.shape.size(); ++i) {
+  for (size_t i = x.shape.size() - n - 1; i < x.shape.size(); ++i) {
     if (x.shape[i] == 0) {
       *error = "input " + shape_to_string(x.shape) + " is empty in dim " + std::to_string(i) +
                " (only the batch dim may be 0)";
@@ -58,45 +75,57 @@ bool check_pool_input(const TensorType& x, std::string* error) {
   return true;
 }
 
-/// max_pool2d and avg_pool2d: `has_dilation` is false for avg_pool2d, which has none.
-Result pool2d(const InferInputs& in, bool has_dilation, std::string* error) {
-  const TensorType* x = require_tensor(in, 0, error);
-  if (x == nullptr || !check_pool_input(*x, error)) return std::nullopt;
-  auto kernel = pair_attr(in, "kernel_size", error);
+/// The pool's window attributes over n spatial dims; dilation is all 1 when `has_dilation` is
+/// false (avg_pool), stride=[] (torch's None) is the kernel size.
+struct PoolWindow {
+  Spatial kernel, stride, padding, dilation;
+};
+
+std::optional<PoolWindow> pool_window(const InferInputs& in, size_t n, bool has_dilation,
+                                      std::string* error) {
+  auto kernel = spatial_attr(in, "kernel_size", n, error);
   if (!kernel) return std::nullopt;
-  // stride=[] (torch's None) means "the kernel size".
-  auto stride = in.ints_attr("stride").empty() ? kernel : pair_attr(in, "stride", error);
-  auto padding = stride ? pair_attr(in, "padding", error) : std::nullopt;
-  std::optional<std::array<int64_t, 2>> dilation = std::array<int64_t, 2>{1, 1};
-  if (has_dilation && padding) dilation = pair_attr(in, "dilation", error);
+  auto stride = in.ints_attr("stride").empty() ? kernel : spatial_attr(in, "stride", n, error);
+  auto padding = stride ? spatial_attr(in, "padding", n, error) : std::nullopt;
+  std::optional<Spatial> dilation = Spatial(n, 1);
+  if (has_dilation && padding) dilation = spatial_attr(in, "dilation", n, error);
   if (!padding || !dilation) return std::nullopt;
   if (!check_int32("kernel_size", *kernel, error) || !check_int32("stride", *stride, error) ||
       !check_int32("padding", *padding, error) || !check_int32("dilation", *dilation, error)) {
     return std::nullopt;
   }
+  for (size_t i = 0; i < n; ++i) {
+    if ((*kernel)[i] <= 0 || (*stride)[i] <= 0 || (*dilation)[i] <= 0) {
+      *error = "kernel_size, stride and dilation must be positive, got kernel_size=" +
+               ints_to_string(*kernel) + ", stride=" + ints_to_string(*stride) +
+               ", dilation=" + ints_to_string(*dilation);
+      return std::nullopt;
+    }
+    if ((*padding)[i] < 0 || (*padding)[i] > (*kernel)[i] / 2) {
+      *error = "padding must be between 0 and half the kernel size, got padding=" +
+               ints_to_string(*padding) + " for kernel_size=" + ints_to_string(*kernel);
+      return std::nullopt;
+    }
+  }
+  return PoolWindow{*kernel, *stride, *padding, *dilation};
+}
+
+/// max_pool and avg_pool over n spatial dims: `has_dilation` is false for avg_pool.
+Result pool_nd(const InferInputs& in, size_t n, bool has_dilation, std::string* error) {
+  const TensorType* x = require_tensor(in, 0, error);
+  if (x == nullptr || !check_pool_input(*x, n, error)) return std::nullopt;
+  std::optional<PoolWindow> w = pool_window(in, n, has_dilation, error);
+  if (!w) return std::nullopt;
   bool ceil_mode = in.bool_attr("ceil_mode");
   Shape out = x->shape;
-  for (size_t i = 0; i < 2; ++i) {
-    int64_t k = (*kernel)[i], s = (*stride)[i], p = (*padding)[i], d = (*dilation)[i];
-    if (k <= 0 || s <= 0 || d <= 0) {
-      *error = "kernel_size, stride and dilation must be positive, got kernel_size=" +
-               ints_to_string({(*kernel)[0], (*kernel)[1]}) +
-               ", stride=" + ints_to_string({(*stride)[0], (*stride)[1]}) +
-               ", dilation=" + ints_to_string({(*dilation)[0], (*dilation)[1]});
-      return std::nullopt;
-    }
-    if (p < 0 || p > k / 2) {
-      *error = "padding must be between 0 and half the kernel size, got padding=" +
-               ints_to_string({(*padding)[0], (*padding)[1]}) +
-               " for kernel_size=" + ints_to_string({(*kernel)[0], (*kernel)[1]});
-      return std::nullopt;
-    }
-    size_t dim = x->shape.size() - 2 + i;
+  for (size_t i = 0; i < n; ++i) {
+    size_t dim = x->shape.size() - n + i;
     if (!is_concrete(x->shape[dim])) {
       out[dim] = unknown_dim();
       continue;
     }
-    std::optional<int64_t> size = pool_output_size(x->shape[dim], k, s, p, d, ceil_mode);
+    std::optional<int64_t> size = pool_output_size(x->shape[dim], w->kernel[i], w->stride[i],
+                                                   w->padding[i], w->dilation[i], ceil_mode);
     if (!size) {
       *error = "input " + shape_to_string(x->shape) + " is too large to pool: its padded size " +
                "overflows int64 in dim " + std::to_string(dim);
@@ -105,7 +134,7 @@ Result pool2d(const InferInputs& in, bool has_dilation, std::string* error) {
     out[dim] = *size;
     if (out[dim] < 1) {
       *error = "output size is too small: input " + shape_to_string(x->shape) +
-               " with kernel_size=" + ints_to_string({(*kernel)[0], (*kernel)[1]}) + " gives " +
+               " with kernel_size=" + ints_to_string(w->kernel) + " gives " +
                std::to_string(out[dim]) + " along dim " + std::to_string(dim);
       return std::nullopt;
     }
@@ -113,15 +142,13 @@ Result pool2d(const InferInputs& in, bool has_dilation, std::string* error) {
   return TensorType{x->dtype, out};
 }
 
-}  // namespace
-
-Result max_pool2d(const InferInputs& in, std::string* error) {
+Result max_pool_nd(const InferInputs& in, size_t n, std::string* error) {
   const TensorType* x = require_tensor(in, 0, error);
   if (x == nullptr || !require_floating(in, 0, *x, error)) return std::nullopt;
-  return pool2d(in, /*has_dilation=*/true, error);
+  return pool_nd(in, n, /*has_dilation=*/true, error);
 }
 
-Result avg_pool2d(const InferInputs& in, std::string* error) {
+Result avg_pool_nd(const InferInputs& in, size_t n, std::string* error) {
   const TensorType* x = require_tensor(in, 0, error);
   if (x == nullptr) return std::nullopt;
   // torch 1.13's CPU kernel covers the float dtypes and int64 (not int32).
@@ -131,24 +158,38 @@ Result avg_pool2d(const InferInputs& in, std::string* error) {
     *error = "divisor_override must not be 0";
     return std::nullopt;
   }
-  return pool2d(in, /*has_dilation=*/false, error);
+  return pool_nd(in, n, /*has_dilation=*/false, error);
 }
 
-Result adaptive_pool2d(const InferInputs& in, std::string* error) {
+Result adaptive_pool_nd(const InferInputs& in, size_t n, std::string* error) {
   const TensorType* x = require_tensor(in, 0, error);
-  if (x == nullptr || !require_floating(in, 0, *x, error) || !check_pool_input(*x, error)) {
+  if (x == nullptr || !require_floating(in, 0, *x, error) || !check_pool_input(*x, n, error)) {
     return std::nullopt;
   }
-  auto size = pair_attr(in, "output_size", error);
+  auto size = spatial_attr(in, "output_size", n, error);
   if (!size) return std::nullopt;
-  if ((*size)[0] < 0 || (*size)[1] < 0) {
-    *error = "output_size must be non-negative, got " + ints_to_string({(*size)[0], (*size)[1]});
-    return std::nullopt;
+  for (int64_t s : *size) {
+    if (s < 0) {
+      *error = "output_size must be non-negative, got " + ints_to_string(*size);
+      return std::nullopt;
+    }
   }
   Shape out = x->shape;
-  out[out.size() - 2] = (*size)[0];
-  out[out.size() - 1] = (*size)[1];
+  for (size_t i = 0; i < n; ++i) out[out.size() - n + i] = (*size)[i];
   return TensorType{x->dtype, out};
+}
+
+}  // namespace
+
+Result max_pool2d(const InferInputs& in, std::string* error) { return max_pool_nd(in, 2, error); }
+Result avg_pool2d(const InferInputs& in, std::string* error) { return avg_pool_nd(in, 2, error); }
+Result adaptive_pool2d(const InferInputs& in, std::string* error) {
+  return adaptive_pool_nd(in, 2, error);
+}
+Result max_pool3d(const InferInputs& in, std::string* error) { return max_pool_nd(in, 3, error); }
+Result avg_pool3d(const InferInputs& in, std::string* error) { return avg_pool_nd(in, 3, error); }
+Result adaptive_pool3d(const InferInputs& in, std::string* error) {
+  return adaptive_pool_nd(in, 3, error);
 }
 
 }  // namespace graft::shape_fns

@@ -23,6 +23,9 @@ std::optional<KernelPlan> build_permute(KernelContext& ctx);       // shape_ops.
 std::optional<KernelPlan> build_cat(KernelContext& ctx);           // concat.cpp
 std::optional<KernelPlan> build_reduce(KernelContext& ctx);        // reduce.cpp
 std::optional<KernelPlan> build_softmax(KernelContext& ctx);       // softmax.cpp
+std::optional<KernelPlan> build_pool3d(KernelContext& ctx);        // pooling.cpp
+std::optional<KernelPlan> build_adaptive_pool3d(KernelContext& ctx);  // pooling.cpp
+std::optional<KernelPlan> build_pad(KernelContext& ctx);           // pad.cpp
 /// The plain-layout fallback: runs the reference kernel (eval/reference.h) of the node's
 /// op. For ops and cases oneDNN has no primitive for (erf, pow of two tensors, adaptive
 /// pooling with uneven windows, …).

@@ -1,5 +1,5 @@
-// max_pool2d, avg_pool2d, adaptive_avg_pool2d and adaptive_max_pool2d on oneDNN's pooling
-// (v2, which has dilation). Pooling takes the input's layout as it comes (blocked after a
+// max_pool2d/3d, avg_pool2d/3d, adaptive_avg_pool2d/3d and adaptive_max_pool2d on oneDNN's
+// pooling (v2, which has dilation) over 4-d or 5-d memory. Pooling takes the input's layout as it comes (blocked after a
 // convolution). Torch's ceil_mode becomes extra right padding; the one case oneDNN's
 // averaging cannot reproduce (count_include_pad with padding *and* ceil_mode, where torch
 // divides by a window clipped at the declared padding) and divisor_override go to the
@@ -31,18 +31,19 @@ std::optional<KernelPlan> make_pool(KernelContext& ctx, algorithm alg, const Win
   return plan;
 }
 
-}  // namespace
-
-std::optional<KernelPlan> build_pool2d(KernelContext& ctx) {
-  const bool is_max = ctx.op() == "max_pool2d";
+/// max_pool and avg_pool over the last `n` dims of an (N, C, *spatial) input.
+std::optional<KernelPlan> build_pool(KernelContext& ctx, size_t n) {
+  const bool is_max = ctx.op().starts_with("max_pool");
   const Operand& x = ctx.operand(0);
-  if (!x.is_tensor() || x.shape().size() != 4) return ctx.not_implemented("a non-4-d input");
+  if (!x.is_tensor()) return ctx.not_implemented("a non-tensor input");
+  // The reference loops take unbatched inputs as well; oneDNN wants (N, C, *spatial).
+  if (x.shape().size() != n + 2) return build_fallback(ctx);
   auto kernel = ctx.ints_attr("kernel_size");
   auto stride = ctx.ints_or_none("stride");
   auto padding = ctx.ints_attr("padding");
   auto ceil_mode = ctx.bool_attr("ceil_mode");
   if (!kernel || !stride || !padding || !ceil_mode) return std::nullopt;
-  std::vector<int64_t> dilation = {1, 1};
+  std::vector<int64_t> dilation(n, 1);
   bool include_pad = false;
   if (is_max) {
     auto d = ctx.ints_attr("dilation");
@@ -58,17 +59,21 @@ std::optional<KernelPlan> build_pool2d(KernelContext& ctx) {
     }
   }
   if (stride->empty()) stride = kernel;  // torch: stride defaults to kernel_size
-  auto two = [](std::vector<int64_t> v) { return v.size() == 1 ? std::vector<int64_t>{v[0], v[0]} : v; };
-  *kernel = two(*kernel);
-  *stride = two(*stride);
-  *padding = two(*padding);
-  dilation = two(dilation);
-  if (kernel->size() != 2 || stride->size() != 2 || padding->size() != 2 || dilation.size() != 2) {
-    return ctx.fail("kernel_size, stride, padding and dilation must have two values each");
+  auto widen = [n](std::vector<int64_t> v) {
+    return v.size() == 1 ? std::vector<int64_t>(n, v[0]) : v;
+  };
+  *kernel = widen(*kernel);
+  *stride = widen(*stride);
+  *padding = widen(*padding);
+  dilation = widen(dilation);
+  if (kernel->size() != n || stride->size() != n || padding->size() != n ||
+      dilation.size() != n) {
+    return ctx.fail("kernel_size, stride, padding and dilation must have " + std::to_string(n) +
+                    " values each");
   }
   Window w;
-  bool ceil_extra = false;
-  for (size_t i = 0; i < 2; ++i) {
+  bool ceil_extra = false, any_pad = false;
+  for (size_t i = 0; i < n; ++i) {
     int64_t in = x.shape()[2 + i];
     int64_t out = ctx.out().shape[2 + i];
     int64_t extent = ((*kernel)[i] - 1) * dilation[i] + 1;
@@ -76,6 +81,7 @@ std::optional<KernelPlan> build_pool2d(KernelContext& ctx) {
     // size, which ceil_mode may have rounded up.
     int64_t pad_r = std::max((*padding)[i], (out - 1) * (*stride)[i] + extent - in - (*padding)[i]);
     ceil_extra |= pad_r > (*padding)[i];
+    any_pad |= (*padding)[i] > 0;
     w.kernel.push_back((*kernel)[i]);
     w.stride.push_back((*stride)[i]);
     w.dilation.push_back(dilation[i] - 1);
@@ -84,7 +90,6 @@ std::optional<KernelPlan> build_pool2d(KernelContext& ctx) {
   }
   algorithm alg = algorithm::pooling_max;
   if (!is_max) {
-    bool any_pad = (*padding)[0] > 0 || (*padding)[1] > 0;
     if (!include_pad || !any_pad) {
       // Without declared padding, torch's divisor is the count of valid elements even in the
       // ceil_mode overhang, which is exactly exclude_padding.
@@ -98,11 +103,13 @@ std::optional<KernelPlan> build_pool2d(KernelContext& ctx) {
   return make_pool(ctx, alg, w);
 }
 
-std::optional<KernelPlan> build_adaptive_pool2d(KernelContext& ctx) {
+/// adaptive pooling over the last `n` dims of an (N, C, *spatial) input.
+std::optional<KernelPlan> build_adaptive_pool(KernelContext& ctx, size_t n) {
   const Operand& x = ctx.operand(0);
-  if (!x.is_tensor() || x.shape().size() != 4) return ctx.not_implemented("a non-4-d input");
+  if (!x.is_tensor()) return ctx.not_implemented("a non-tensor input");
+  if (x.shape().size() != n + 2) return build_fallback(ctx);
   Window w;
-  for (size_t i = 0; i < 2; ++i) {
+  for (size_t i = 0; i < n; ++i) {
     int64_t in = x.shape()[2 + i];
     int64_t out = ctx.out().shape[2 + i];
     // Torch's windows are [floor(i*in/out), ceil((i+1)*in/out)): all equal only if out | in.
@@ -113,9 +120,20 @@ std::optional<KernelPlan> build_adaptive_pool2d(KernelContext& ctx) {
     w.pad_l.push_back(0);
     w.pad_r.push_back(0);
   }
-  bool is_max = ctx.op() == "adaptive_max_pool2d";
+  bool is_max = ctx.op().starts_with("adaptive_max_pool");
   return make_pool(ctx, is_max ? algorithm::pooling_max : algorithm::pooling_avg_exclude_padding,
                    w);
+}
+
+}  // namespace
+
+std::optional<KernelPlan> build_pool2d(KernelContext& ctx) { return build_pool(ctx, 2); }
+std::optional<KernelPlan> build_pool3d(KernelContext& ctx) { return build_pool(ctx, 3); }
+std::optional<KernelPlan> build_adaptive_pool2d(KernelContext& ctx) {
+  return build_adaptive_pool(ctx, 2);
+}
+std::optional<KernelPlan> build_adaptive_pool3d(KernelContext& ctx) {
+  return build_adaptive_pool(ctx, 3);
 }
 
 }  // namespace graft::runtime

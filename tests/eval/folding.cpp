@@ -23,6 +23,12 @@ ConstantTensor bool_constant(Shape shape, const std::vector<int>& values) {
   return ConstantTensor::owned(DType::kBool, std::move(shape), std::move(bytes));
 }
 
+ConstantTensor float_constant(Shape shape, const std::vector<float>& values) {
+  std::vector<std::byte> bytes(values.size() * sizeof(float));
+  if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
+  return ConstantTensor::owned(DType::kFloat32, std::move(shape), std::move(bytes));
+}
+
 Shape Folded::shape() const {
   INFO(error);
   REQUIRE(value);

@@ -14,6 +14,7 @@ namespace graft::testing {
 
 ConstantTensor int_constant(Shape shape, const std::vector<int64_t>& values);
 ConstantTensor bool_constant(Shape shape, const std::vector<int>& values);
+ConstantTensor float_constant(Shape shape, const std::vector<float>& values);
 
 /// The folded result, or the error (shape inference's or the folder's).
 struct Folded {

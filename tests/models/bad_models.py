@@ -47,7 +47,7 @@ class UnsupportedOps(nn.Module):
 
     def forward(self, x):
         y = self.conv(x)
-        y = F.pad(y, (1, 1))
+        y = torch.tril(y)
         halves = y.chunk(2, dim=-1)
         y = torch.relu(halves[0] + halves[1])
         return torch.cumsum(y, dim=-1)

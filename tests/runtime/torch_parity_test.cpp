@@ -126,7 +126,17 @@ const char* const kCases = R"([
   {"op": "cumsum", "inputs": [{"shape": [2, 5, 3]}], "kwargs": {"dim": 1}},
   {"op": "argmax", "inputs": [{"shape": [2, 5, 3]}], "kwargs": {"dim": -1}},
   {"op": "argmin", "inputs": [{"shape": [4, 6]}]},
-  {"op": "amin", "inputs": [{"shape": [2, 3, 4, 5]}], "kwargs": {"dim": [1, 3], "keepdim": true}}
+  {"op": "amin", "inputs": [{"shape": [2, 3, 4, 5]}], "kwargs": {"dim": [1, 3], "keepdim": true}},
+  {"op": "pad", "inputs": [{"shape": [2, 3, 5, 6]}], "kwargs": {"pad": [2, -1, 0, 3], "value": -1.5}},
+  {"op": "pad", "inputs": [{"shape": [2, 3, 5, 6]}], "kwargs": {"pad": [3, 2, 4, 1], "mode": "reflect"}},
+  {"op": "pad", "inputs": [{"shape": [1, 2, 3, 4, 5]}], "kwargs": {"pad": [1, 2, 0, 3, 2, 2], "mode": "replicate"}},
+  {"op": "pad", "inputs": [{"shape": [1, 2, 4, 5]}], "kwargs": {"pad": [-1, 3, 4, 2], "mode": "circular"}},
+  {"op": "max_pool3d", "inputs": [{"shape": [1, 3, 7, 9, 9]}],
+   "kwargs": {"kernel_size": [3, 3, 3], "stride": [2, 2, 2], "padding": [1, 1, 1], "ceil_mode": true}},
+  {"op": "avg_pool3d", "inputs": [{"shape": [1, 3, 7, 9, 9]}],
+   "kwargs": {"kernel_size": [3, 3, 3], "stride": [2, 2, 2], "padding": [1, 1, 1], "ceil_mode": true}},
+  {"op": "avg_pool3d", "inputs": [{"shape": [2, 2, 4, 6, 6]}], "kwargs": {"kernel_size": [2, 3, 3], "divisor_override": 5}},
+  {"op": "adaptive_avg_pool3d", "inputs": [{"shape": [2, 4, 5, 10, 7]}], "kwargs": {"output_size": [3, 4, 2]}}
 ])";
 
 AttrValue to_attr(const json& v) {

@@ -283,6 +283,10 @@ ROWS = {
                                                             "mode": Const("replicate")}),
     "aten.replication_pad2d.default": Row("pad", ["self"], {"pad": "padding",
                                                             "mode": Const("replicate")}),
+    "aten.reflection_pad3d.default": Row("pad", ["self"], {"pad": "padding",
+                                                           "mode": Const("reflect")}),
+    "aten.replication_pad3d.default": Row("pad", ["self"], {"pad": "padding",
+                                                            "mode": Const("replicate")}),
     # ** resampling **
     "aten.upsample_bilinear2d.vec": Row("interpolate", ["input"], {
         "size": lambda a: None if a.scale_factors else a.output_size,

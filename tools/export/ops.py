@@ -55,20 +55,21 @@ def _dims(value, what):
     return _ints(value, what)
 
 
-def _pool_stride(stride):
+def _pool_stride(stride, n=2):
     # torch's stride=None (and []) means "the kernel size", which is the registry's default.
     if stride is None or (isinstance(stride, (tuple, list)) and len(stride) == 0):
         return None
-    return _ints(stride, "stride", 2)
+    return _ints(stride, "stride", n)
 
 
-def _output_size(cx, input, output_size):
-    """adaptive pooling's output_size; a None entry keeps the input's size."""
-    sizes = list(output_size) if isinstance(output_size, (tuple, list)) else [output_size] * 2
-    if len(sizes) != 2:
-        raise Unsupported("output_size must have 2 values, got %r" % (output_size,))
+def _output_size(cx, input, output_size, n=2):
+    """adaptive pooling's output_size over n spatial dims; a None entry keeps the input's
+    size."""
+    sizes = list(output_size) if isinstance(output_size, (tuple, list)) else [output_size] * n
+    if len(sizes) != n:
+        raise Unsupported("output_size must have %d values, got %r" % (n, output_size))
     shape = cx.shape(input)
-    return [shape[len(shape) - 2 + i] if s is None else as_int(s, "output_size")
+    return [shape[len(shape) - n + i] if s is None else as_int(s, "output_size")
             for i, s in enumerate(sizes)]
 
 
@@ -258,6 +259,36 @@ def adaptive_max_pool2d(cx, input, output_size, return_indices=False):
                    output_size=_output_size(cx, input, output_size))
 
 
+def max_pool3d(cx, input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    if return_indices:
+        raise Unsupported("max_pool3d with return_indices=True")
+    return cx.call("max_pool3d", [input], kernel_size=_ints(kernel_size, "kernel_size", 3),
+                   stride=_pool_stride(stride, 3), padding=_ints(padding, "padding", 3),
+                   dilation=_ints(dilation, "dilation", 3), ceil_mode=bool(ceil_mode))
+
+
+def avg_pool3d(cx, input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    return cx.call("avg_pool3d", [input], kernel_size=_ints(kernel_size, "kernel_size", 3),
+                   stride=_pool_stride(stride, 3), padding=_ints(padding, "padding", 3),
+                   ceil_mode=bool(ceil_mode), count_include_pad=bool(count_include_pad),
+                   divisor_override=divisor_override)
+
+
+def adaptive_avg_pool3d(cx, input, output_size):
+    return cx.call("adaptive_avg_pool3d", [input],
+                   output_size=_output_size(cx, input, output_size, 3))
+
+
+# ** padding **
+
+
+def pad(cx, input, pad, mode="constant", value=None):
+    return cx.call("pad", [input], pad=_ints(pad, "pad"), mode=mode,
+                   value=None if value is None else float(value))
+
+
 # ** resampling **
 
 
@@ -405,6 +436,8 @@ FUNCTIONS = {
     F.max_pool2d: max_pool2d, F.avg_pool2d: avg_pool2d, F.adaptive_avg_pool2d:
     adaptive_avg_pool2d, F.adaptive_max_pool2d: adaptive_max_pool2d,
     F.interpolate: interpolate,
+    F.max_pool3d: max_pool3d, F.avg_pool3d: avg_pool3d,
+    F.adaptive_avg_pool3d: adaptive_avg_pool3d, F.pad: pad,
     F.conv1d: _conv_nd("conv1d", 1), F.conv3d: _conv_nd("conv3d", 3),
     F.conv_transpose1d: _conv_transpose("conv_transpose1d", 1),
     F.conv_transpose2d: _conv_transpose("conv_transpose2d", 2),
@@ -562,6 +595,20 @@ MODULES = {
     nn.AdaptiveAvgPool2d: lambda cx, m, input: adaptive_avg_pool2d(cx, input, m.output_size),
     nn.AdaptiveMaxPool2d: lambda cx, m, input: adaptive_max_pool2d(cx, input, m.output_size,
                                                                    m.return_indices),
+    nn.MaxPool3d: lambda cx, m, input: max_pool3d(cx, input, m.kernel_size, m.stride,
+                                                  m.padding, m.dilation, m.ceil_mode,
+                                                  m.return_indices),
+    nn.AvgPool3d: lambda cx, m, input: avg_pool3d(cx, input, m.kernel_size, m.stride,
+                                                  m.padding, m.ceil_mode, m.count_include_pad,
+                                                  m.divisor_override),
+    nn.AdaptiveAvgPool3d: lambda cx, m, input: adaptive_avg_pool3d(cx, input, m.output_size),
+    # ZeroPad2d and ConstantPad1d/2d/3d, ReflectionPad1d/2d/3d, ReplicationPad1d/2d/3d.
+    nn.modules.padding._ConstantPadNd:
+        lambda cx, m, input: pad(cx, input, m.padding, "constant", m.value),
+    nn.modules.padding._ReflectionPadNd:
+        lambda cx, m, input: pad(cx, input, m.padding, "reflect"),
+    nn.modules.padding._ReplicationPadNd:
+        lambda cx, m, input: pad(cx, input, m.padding, "replicate"),
     # UpsamplingNearest2d and UpsamplingBilinear2d are Upsamples with a fixed mode.
     nn.Upsample: lambda cx, m, input: interpolate(cx, input, m.size, m.scale_factor, m.mode,
                                                   m.align_corners, m.recompute_scale_factor),

@@ -143,6 +143,11 @@ TORCH = {
     "flip": torch.flip,
     "embedding": F.embedding,
     "index_select": lambda x, index, dim: torch.index_select(x, dim, index),
+    # ** padding and 3-D pooling **
+    "pad": lambda x, pad, mode="constant", value=None: F.pad(x, pad, mode, value),
+    "max_pool3d": lambda x, **a: F.max_pool3d(x, **pool_attrs(a)),
+    "avg_pool3d": lambda x, **a: F.avg_pool3d(x, **pool_attrs(a)),
+    "adaptive_avg_pool3d": F.adaptive_avg_pool3d,
 }
 
 
@@ -652,6 +657,62 @@ case("index_select", T(3, 4, dtype=BOOL), T(5, dtype=I64), dim=1)
 case("index_select", T(3, 4), T(dtype=I64), dim=0)
 case("index_select", T(3, 4), T(2, 2, dtype=I64), dim=0)
 case("index_select", T(3, 4), T(2), dim=0)
+
+
+# ** padding and 3-D pooling ** Only cases torch accepts in every graft mode, or refuses for a
+# reason graft shares: graft's non-constant modes also take other ranks and int64.
+case("pad", T(1, 3, 5, 5), pad=[1, 2, 3, 4])
+case("pad", T(2, 5), pad=[-1, 2], value=7.0)
+case("pad", T(4), pad=[-2, -2])
+case("pad", T(4), pad=[-3, -2])
+case("pad", T(4), pad=[-5, 2])
+case("pad", T(2, 3), pad=[1, 1, 1, 1, 1, 1])
+case("pad", T(2, 3), pad=[1])
+case("pad", T(2, 3, dtype=I64), pad=[1, 1], value=1.5)
+case("pad", T(2, 3, dtype=I64), pad=[1, 1], value=1e30)
+case("pad", T(2, 3, dtype=BOOL), pad=[1, 1], value=0.5)
+case("pad", T(2, 3), pad=[1, 1], value=1e40)
+case("pad", T(2, 0, 3), pad=[1, 1, 1, 1])
+case("pad", T(1, 2, 5), pad=[2, 3], mode="reflect")
+case("pad", T(1, 2, 5), pad=[-1, 2], mode="reflect")
+case("pad", T(1, 2, 5), pad=[5, 0], mode="reflect")
+case("pad", T(1, 2, 5), pad=[-3, -2], mode="reflect")
+case("pad", T(1, 2, 5), pad=[1, 1], mode="reflect", value=1.0)
+case("pad", T(2, 3, 4, 5), pad=[1, 2, 3, 0], mode="reflect")
+case("pad", T(2, 3, 4, 5, 6), pad=[1, 1, 2, 2, 3, 3], mode="reflect")
+case("pad", T(1, 2, 5), pad=[2, 7], mode="replicate")
+case("pad", T(1, 2, 5), pad=[-5, 3], mode="replicate")
+case("pad", T(1, 2, 3), pad=[-1, -2], mode="replicate")
+case("pad", T(2, 3, 4, 5, 6), pad=[1, 0, 0, 2, 3, 3], mode="replicate")
+case("pad", T(1, 2, 5), pad=[2, 3], mode="circular")
+case("pad", T(1, 2, 5), pad=[-1, 2], mode="circular")
+case("pad", T(1, 2, 5), pad=[6, 0], mode="circular")
+case("pad", T(1, 2, 3), pad=[-1, -2], mode="circular")
+case("pad", T(1, 2, 3, 4), pad=[1, 1, 3, 3], mode="circular")
+case("pad", T(1, 2, 3, 4, 5), pad=[1, 2, 3, 0, 1, 1], mode="circular")
+case("max_pool3d", T(2, 3, 8, 8, 8), kernel_size=[2, 2, 2])
+case("max_pool3d", T(1, 64, 16, 56, 56), kernel_size=[1, 3, 3], stride=[1, 2, 2],
+     padding=[0, 1, 1])
+case("max_pool3d", T(3, 7, 9, 5), kernel_size=[3, 2, 2], stride=[2, 1, 2], ceil_mode=True)
+case("max_pool3d", T(1, 1, 9, 9, 9), kernel_size=[3, 3, 3], dilation=[2, 1, 2], padding=[1, 1, 1])
+case("max_pool3d", T(1, 1, 2, 2, 2), kernel_size=[3, 3, 3])
+case("max_pool3d", T(1, 1, 8, 8, 8), kernel_size=[2, 2, 2], padding=[2, 0, 0])
+case("max_pool3d", T(1, 1, 8, 8), kernel_size=[2, 2, 2], padding=[0, 0, 0])
+case("max_pool3d", T(8, 8), kernel_size=[2, 2, 2])
+case("max_pool3d", T(1, 1, 8, 8, 8, dtype=I64), kernel_size=[2, 2, 2])
+case("avg_pool3d", T(2, 3, 8, 8, 8), kernel_size=[2, 2, 2])
+case("avg_pool3d", T(1, 3, 7, 7, 7), kernel_size=[3, 3, 3], stride=[2, 2, 2],
+     padding=[1, 1, 1], ceil_mode=True, count_include_pad=False)
+case("avg_pool3d", T(3, 4, 4, 4), kernel_size=[4, 4, 4], divisor_override=3)
+case("avg_pool3d", T(1, 3, 8, 8, 8), kernel_size=[3, 3, 3], divisor_override=0)
+case("avg_pool3d", T(1, 3, 8, 8, 8, dtype=I64), kernel_size=[2, 2, 2])
+case("avg_pool3d", T(1, 0, 8, 8, 8), kernel_size=[2, 2, 2])
+case("adaptive_avg_pool3d", T(1, 512, 2, 7, 7), output_size=[1, 1, 1])
+case("adaptive_avg_pool3d", T(2, 3, 9, 5, 4), output_size=[4, 7, 3])
+case("adaptive_avg_pool3d", T(3, 9, 5, 4), output_size=[2, 2, 2])
+case("adaptive_avg_pool3d", T(1, 1, 4, 4, 4), output_size=[0, 0, 0])
+case("adaptive_avg_pool3d", T(1, 1, 4, 0, 4), output_size=[2, 2, 2])
+case("adaptive_avg_pool3d", T(4, 4), output_size=[2, 2, 2])
 
 
 def torch_dtype_name(dtype):

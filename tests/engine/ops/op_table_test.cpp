@@ -158,7 +158,8 @@ TEST_CASE("op classes group the ops rules match on", "[engine][op_table]") {
   CHECK(names("no_op") == std::set<std::string>{"contiguous", "clone"});
   CHECK(names("conv") == std::set<std::string>{"conv2d"});
   CHECK(names("pool") == std::set<std::string>{"max_pool2d", "avg_pool2d",
-                                               "adaptive_avg_pool2d", "adaptive_max_pool2d"});
+                                               "adaptive_avg_pool2d", "adaptive_max_pool2d",
+                                               "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d"});
   CHECK(names("reduction") == std::set<std::string>{"mean", "sum", "amax", "amin"});
   CHECK(names("normalization") ==
         std::set<std::string>{"batch_norm", "layer_norm", "softmax", "log_softmax"});

@@ -84,6 +84,10 @@ const BaseCall* base_call(const std::string& op) {
       {"expand", {{"f32[4, 1]"}, {{"size", ints({4, 3})}}}},
       {"unflatten", {{"f32[4, 6]"}, {{"dim", AttrValue{int64_t{1}}}, {"sizes", ints({2, 3})}}}},
       {"roll", {{"f32[4, 6]"}, {{"shifts", ints({1})}}}},
+      {"pad", {{"f32[2, 3, 4]"}, {{"pad", ints({1, 1})}}}},
+      {"max_pool3d", {{"f32[1, 3, 8, 8, 8]"}, {{"kernel_size", ints({2, 2, 2})}}}},
+      {"avg_pool3d", {{"f32[1, 3, 8, 8, 8]"}, {{"kernel_size", ints({2, 2, 2})}}}},
+      {"adaptive_avg_pool3d", {{"f32[1, 3, 8, 8, 8]"}, {{"output_size", ints({2, 2, 2})}}}},
       {"flip", {{"f32[4, 6]"}, {{"dims", ints({1})}}}},
       {"index_select", {{"f32[4, 6]", "i64[3]"}, {{"dim", AttrValue{int64_t{0}}}}}},
   };
