@@ -114,5 +114,7 @@ bool arg_reduce(const Call& call, Tensor& out);
 bool strided(const Call& call, Tensor& out);  // slice, select, expand, expand_as, flip
 bool roll(const Call& call, Tensor& out);
 bool gather(const Call& call, Tensor& out);   // embedding, index_select
+// reference_range.cpp
+bool arange(const Call& call, Tensor& out);
 
 }  // namespace graft::eval::ref

@@ -48,6 +48,8 @@ KernelBuilder find_kernel(const OpSchema& op) {
     case OpFamily::kStrided:
     case OpFamily::kRoll:
     case OpFamily::kGather: return build_fallback;
+    // A plain loop (the reference kernel); the constant folder computes most aranges first.
+    case OpFamily::kArange: return build_fallback;
   }
   return nullptr;
 }
@@ -70,6 +72,7 @@ bool kernel_takes_any_dtype(OpFamily family) {
     case OpFamily::kStrided:
     case OpFamily::kRoll:
     case OpFamily::kGather: return true;
+    case OpFamily::kArange: return true;
     case OpFamily::kNone:
     case OpFamily::kConv2d:
     case OpFamily::kConv2dPost:

@@ -44,6 +44,8 @@ enum class OpFamily : uint8_t {
   kStrided,   // an affine view copied out: slice, select, expand, expand_as, flip
   kRoll,      // roll
   kGather,    // rows picked by an int64 index: embedding, index_select
+  // ** sizes that follow a symbol (issue #27) **
+  kArange,    // arange: start, start + step, … before end, from no input
 };
 
 // clang-format off

@@ -104,6 +104,8 @@ Result full_like(const InferInputs& in, std::string* error);
 Result to_dtype(const InferInputs& in, std::string* error);     // to
 Result cumsum(const InferInputs& in, std::string* error);
 Result arg_reduce(const InferInputs& in, std::string* error);   // argmax, argmin
+// ** sizes that follow a symbol (shape_fns_range.cpp) **
+Result arange(const InferInputs& in, std::string* error);
 // ** picking and repeating elements (shape_fns_indexing.cpp) **
 Result slice(const InferInputs& in, std::string* error);
 Result select(const InferInputs& in, std::string* error);

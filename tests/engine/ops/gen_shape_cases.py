@@ -139,6 +139,9 @@ TORCH = {
     "flip": torch.flip,
     "embedding": F.embedding,
     "index_select": lambda x, index, dim: torch.index_select(x, dim, index),
+    # ** sizes that follow a symbol **
+    "arange": lambda start, end, step=1, dtype=None: torch.arange(start, end, step,
+                                                                  dtype=torch_dtype(dtype)),
 }
 
 
@@ -626,6 +629,13 @@ case("index_select", T(3, 4, dtype=BOOL), T(5, dtype=I64), dim=1)
 case("index_select", T(3, 4), T(dtype=I64), dim=0)
 case("index_select", T(3, 4), T(2, 2, dtype=I64), dim=0)
 case("index_select", T(3, 4), T(2), dim=0)
+# ** sizes that follow a symbol **
+for start, end, step in [(0, 5, 1), (1, 2.5, 0.5), (10, 0, -3), (0, 1, 0.1), (2, 2, 1),
+                         (0, 5, 0), (5, 0, 1), (-3, 3, 2.5)]:
+    case("arange", start=start, end=end, step=step)
+case("arange", start=0, end=5, dtype=F32)
+case("arange", start=0, end=5.5, dtype=I64)
+case("arange", start=0.5, end=5, step=1.5, dtype=I64)
 
 
 def torch_dtype_name(dtype):
