@@ -51,3 +51,20 @@ TEST_CASE("a numeric condition on a symbol is false", "[rewrite][symint]") {
   CHECK(rewrite(*concrete.graph, rules).result.ok);
   CHECK(ops_of(*concrete.graph) == "relu slice -> slice");
 }
+
+TEST_CASE("a replacement op over constants with a symbolic attribute is placed, not folded",
+          "[rewrite][symint]") {
+  // relu(c[:, :T]) of a constant c: relu(c) folds, its slice to T cannot (T has no value yet)
+  RuleSet rules = rules_from_text(relu_first(""));
+  const std::string c = R"({"name": "c", "op": "get_attr", "target": "c"})";
+  Model m = model_from_nodes(
+      join({c, call("s", "slice", ref("c"), R"("dim": 1, "end": "T")"),
+            call("r", "relu", ref("s")), output({"r"})}),
+      R"("c": {"dtype": "float32", "shape": [1, 3], "data": [-1, 2, -3]})");
+  Rewritten r = rewrite(*m.graph, rules);
+  INFO(r.diagnostics);
+  CHECK(r.result.ok);
+  CHECK(r.diagnostics.empty());
+  CHECK(ops_of(*m.graph) == "slice -> slice");
+  CHECK(type_to_string(*m.graph->output()->input(0).node->type()) == "float32[1, T]");
+}
