@@ -22,7 +22,7 @@ class Concretizer {
       switch (n->kind()) {
         case NodeKind::kPlaceholder: ok = resolve_placeholder(*n); break;
         case NodeKind::kGetAttr: ok = resolve_constant(graph, *n); break;
-        case NodeKind::kCallFunction: ok = infer(*n); break;
+        case NodeKind::kCallFunction: ok = bind_attrs(graph, *n) && infer(*n); break;
         case NodeKind::kOutput: break;
       }
       if (!ok) return false;
@@ -106,6 +106,33 @@ class Concretizer {
     return true;
   }
 
+  /// Replaces the symbols in n's SymInt attributes by their values, so that inference,
+  /// reference and kernels only see numbers. Remembers the type n has with its symbols (over
+  /// its concrete operands: slice of [4, 4] to T is [T, 4]) for infer's check.
+  bool bind_attrs(Graph& graph, Node& n) {
+    symbolic_type_.reset();
+    bound_.clear();
+    if (!has_symbolic_attr(*n.schema(), n.attrs())) return true;
+    std::string error;
+    symbolic_type_ = infer_node_type(n, &error);
+    if (!symbolic_type_) return fail("node '" + n.name() + "' (" + n.target() + "): " + error);
+    const std::vector<AttrSpec>& specs = n.schema()->attrs;
+    for (size_t i = 0; i < specs.size(); ++i) {
+      const std::string* symbol = attr_symbol(specs[i], n.attrs()[i]);
+      if (symbol == nullptr) continue;
+      auto it = symbols_.find(*symbol);
+      if (it == symbols_.end()) {
+        return fail("node '" + n.name() + "' (" + n.target() + ") has " + specs[i].name + "=" +
+                    *symbol + ", but no input shape binds '" + *symbol + "'; give its value (--dim " +
+                    *symbol + "=N)");
+      }
+      std::string name = *symbol;  // set_attr replaces the string it points into
+      graph.set_attr(&n, specs[i].name, AttrValue{it->second});
+      bound_.emplace_back(std::move(name), it->second);
+    }
+    return true;
+  }
+
   bool infer(Node& n) {
     std::string error;
     std::optional<TensorType> type = infer_node_type(n, &error);
@@ -116,11 +143,45 @@ class Concretizer {
       return fail("node '" + n.name() + "' (" + n.target() + ") has the non-concrete shape " +
                   shape_to_string(type->shape) + " after binding the input shapes");
     }
+    if (symbolic_type_ && !follows(symbolic_type_->shape, type->shape)) {
+      // x[:T] has T elements only while T is at most the dim: Python's clamping would
+      // silently give fewer.
+      return fail("node '" + n.name() + "' (" + n.target() + ") computes " +
+                  shape_to_string(type->shape) + " at " + bound_text() + ", not " +
+                  shape_to_string(symbolic_type_->shape) +
+                  ": a symbol's value runs past the dim it indexes");
+    }
     n.meta().set_type(std::move(type));
     return true;
   }
 
+  /// Whether concrete shape `shape` is `symbolic` with the bound symbols' values ("?" and
+  /// unbound symbols match anything).
+  bool follows(const Shape& symbolic, const Shape& shape) const {
+    if (symbolic.size() != shape.size()) return false;
+    for (size_t i = 0; i < shape.size(); ++i) {
+      if (is_concrete(symbolic[i])) {
+        if (symbolic[i] != shape[i]) return false;
+        continue;
+      }
+      auto it = symbols_.find(dim_to_string(symbolic[i]));
+      if (it != symbols_.end() && it->second != shape[i]) return false;
+    }
+    return true;
+  }
+
+  /// "T=2000" for the symbols the last node's attributes bound.
+  std::string bound_text() const {
+    std::string text;
+    for (const auto& [name, value] : bound_) {
+      text += (text.empty() ? "" : ", ") + name + "=" + std::to_string(value);
+    }
+    return text;
+  }
+
   std::map<std::string, int64_t> symbols_;
+  std::optional<TensorType> symbolic_type_;  // the node's type before bind_attrs
+  std::vector<std::pair<std::string, int64_t>> bound_;  // what bind_attrs substituted
   const ShapeBindings& bindings_;
   const std::string& source_;
   DiagnosticEngine& diags_;

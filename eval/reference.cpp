@@ -248,6 +248,7 @@ Kernel kernel_of(OpFamily family) {
     case OpFamily::kPad: return pad;
     case OpFamily::kPool3d: return pool_nd;
     case OpFamily::kAdaptivePool3d: return adaptive_pool_nd;
+    case OpFamily::kArange: return arange;
   }
   return nullptr;
 }
@@ -275,6 +276,7 @@ bool reference_moves_any_dtype(OpFamily family) {
     case OpFamily::kRoll:
     case OpFamily::kGather: return true;
     case OpFamily::kPad: return true;
+    case OpFamily::kArange: return true;  // float32 or int64; it refuses others itself
     case OpFamily::kNone:
     case OpFamily::kConv2d:
     case OpFamily::kConv2dPost:
@@ -306,6 +308,11 @@ bool reference_op(const Node& node, const std::vector<RefOperand>& operands, Ten
   ref::Kernel kernel = node.schema() ? ref::kernel_of(node.schema()->family) : nullptr;
   if (kernel == nullptr) {
     *error = "no reference kernel for op '" + node.target() + "'";
+    return false;
+  }
+  if (has_symbolic_attr(*node.schema(), node.attrs())) {
+    // A symbol's value is unknown here: concretize_graph substitutes bound values first.
+    *error = "'" + node.target() + "' has a symbolic attribute; bind its symbol first";
     return false;
   }
   if (!reference_moves_any_dtype(node.schema()->family)) {

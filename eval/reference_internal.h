@@ -122,5 +122,7 @@ bool pad(const Call& call, Tensor& out);
 // reference_pool_nd.cpp: max_pool3d and avg_pool3d; adaptive_avg_pool3d
 bool pool_nd(const Call& call, Tensor& out);
 bool adaptive_pool_nd(const Call& call, Tensor& out);
+// reference_range.cpp
+bool arange(const Call& call, Tensor& out);
 
 }  // namespace graft::eval::ref

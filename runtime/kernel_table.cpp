@@ -54,6 +54,8 @@ KernelBuilder find_kernel(const OpSchema& op) {
     case OpFamily::kPad: return build_pad;
     case OpFamily::kPool3d: return build_pool3d;
     case OpFamily::kAdaptivePool3d: return build_adaptive_pool3d;
+    // A plain loop (the reference kernel); the constant folder computes most aranges first.
+    case OpFamily::kArange: return build_fallback;
   }
   return nullptr;
 }
@@ -77,6 +79,7 @@ bool kernel_takes_any_dtype(OpFamily family) {
     case OpFamily::kRoll:
     case OpFamily::kGather: return true;
     case OpFamily::kPad: return true;
+    case OpFamily::kArange: return true;
     case OpFamily::kNone:
     case OpFamily::kConv2d:
     case OpFamily::kConv2dPost:

@@ -91,7 +91,9 @@ std::vector<std::pair<std::string, std::string>> call_kwargs(const Node& node) {
   const std::vector<AttrSpec>& specs = node.schema()->attrs;
   for (size_t i = 0; i < specs.size() && i < node.attrs().size(); ++i) {
     if (is_default(specs[i], node.attrs()[i])) continue;
-    kwargs.emplace_back(specs[i].name, attr_to_string(node.attrs()[i]));
+    // A symbol prints bare, as in shapes: slice(x, 2, end=T).
+    const std::string* symbol = attr_symbol(specs[i], node.attrs()[i]);
+    kwargs.emplace_back(specs[i].name, symbol ? *symbol : attr_to_string(node.attrs()[i]));
   }
   return kwargs;
 }

@@ -61,7 +61,13 @@ Node* ModelLoader::load_call(JsonRef n, const std::string& path, std::string_vie
       continue;
     }
     std::string err;
-    std::optional<AttrValue> value = attr_from_json(given[p].value->to_json(), spec.type, &err);
+    const nlohmann::json j = given[p].value->to_json();
+    // A symbol ("T") where the schema declares SymInt: kept as its name (coerce_attr checks
+    // that only symbolic parameters take one).
+    std::optional<AttrValue> value =
+        spec.symbolic && j.is_string() && is_symbol_name(j.get<std::string>())
+            ? std::optional<AttrValue>(AttrValue{j.get<std::string>()})
+            : attr_from_json(j, spec.type, &err);
     if (value) value = coerce_attr(spec, *value, &err);
     if (!value) {
       error(given_path(path, given[p]),

@@ -51,6 +51,8 @@ enum class OpFamily : uint8_t {
   kPad,             // pad: constant, reflect, replicate or circular, any dtype
   kPool3d,          // max_pool3d, avg_pool3d
   kAdaptivePool3d,  // adaptive_avg_pool3d
+  // ** sizes that follow a symbol (issue #27) **
+  kArange,    // arange: start, start + step, … before end, from no input
 };
 
 // clang-format off

@@ -86,6 +86,13 @@ std::optional<AttrType> parse_attr_type(std::string type, int* fixed_length) {
   return std::nullopt;
 }
 
+// `SymInt` and `SymScalar`: int and Scalar attributes that may hold a symbol.
+std::optional<AttrType> parse_attr_type(std::string type, int* fixed_length, bool* symbolic) {
+  *symbolic = type == "SymInt" || type == "SymScalar";
+  if (*symbolic) type = type.substr(3) == "Int" ? "int" : "Scalar";
+  return parse_attr_type(std::move(type), fixed_length);
+}
+
 }  // namespace
 
 std::string quoted_list(const std::vector<std::string>& items) {
@@ -141,7 +148,7 @@ std::optional<OpSchema> parse_op_signature(const std::string& signature, std::st
     attr.name = name;
     attr.nullable = !type.empty() && type.back() == '?';
     if (attr.nullable) type.pop_back();
-    std::optional<AttrType> attr_type = parse_attr_type(type, &attr.fixed_length);
+    std::optional<AttrType> attr_type = parse_attr_type(type, &attr.fixed_length, &attr.symbolic);
     if (!attr_type) {
       *error = "unknown parameter type '" + type + "'";
       return std::nullopt;
@@ -178,6 +185,12 @@ std::optional<AttrValue> coerce_attr(const AttrSpec& spec, AttrValue value,
   if (is_none(value)) {
     if (spec.nullable) return value;
     return fail();
+  }
+  if (const auto* symbol = std::get_if<std::string>(&value); symbol && spec.symbolic) {
+    if (is_symbol_name(*symbol)) return value;
+    *error = "expected " + std::string(attr_type_name(spec.type)) + " or a symbol such as 'T', " +
+             "got str " + attr_to_string(value);
+    return std::nullopt;
   }
   switch (spec.type) {
     case AttrType::kBool:
@@ -270,6 +283,20 @@ bool OpSchema::in_class(const std::string& cls) const {
   return false;
 }
 
+bool has_symbolic_attr(const OpSchema& schema, std::span<const AttrValue> values) {
+  for (size_t i = 0; i < schema.attrs.size() && i < values.size(); ++i) {
+    if (attr_symbol(schema.attrs[i], values[i]) != nullptr) return true;
+  }
+  return false;
+}
+
+bool is_symbol_name(const std::string& name) {
+  auto head = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; };
+  auto tail = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  return !name.empty() && head(name[0]) && std::all_of(name.begin() + 1, name.end(), tail) &&
+         name != "inf" && name != "nan";
+}
+
 namespace {
 
 const AttrValue& lookup(const InferInputs& in, const std::string& name) {
@@ -283,7 +310,16 @@ const AttrValue& lookup(const InferInputs& in, const std::string& name) {
 const AttrValue& InferInputs::attr(const std::string& name) const { return lookup(*this, name); }
 
 int64_t InferInputs::int_attr(const std::string& name) const {
-  return std::get<int64_t>(lookup(*this, name));
+  const AttrValue& v = lookup(*this, name);
+  GRAFT_CHECK(std::holds_alternative<int64_t>(v))
+      << schema->name << "." << name << " is " << attr_to_string(v) << ", not an int";
+  return std::get<int64_t>(v);
+}
+
+const std::string* InferInputs::symbol_attr(const std::string& name) const {
+  int index = schema->attr_index(name);
+  GRAFT_CHECK(index >= 0) << schema->name << " has no attribute " << name;
+  return attr_symbol(schema->attrs[static_cast<size_t>(index)], attrs[static_cast<size_t>(index)]);
 }
 
 double InferInputs::float_attr(const std::string& name) const {

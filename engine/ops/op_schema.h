@@ -30,6 +30,10 @@ struct AttrSpec {
   std::string name;
   AttrType type = AttrType::kInt;
   bool nullable = false;      // `int?`: None allowed
+  /// `SymInt` (an int) or `SymScalar` (a Scalar), as torch's SymInt: the value may also be a
+  /// symbol ("T"), held as its name in a std::string, that stands for the value the symbol is
+  /// bound to (eval/concretize.h substitutes it).
+  bool symbolic = false;
   int fixed_length = 0;       // `int[2]`: a scalar is broadcast to this length; 0 = any length
   bool has_default = false;
   AttrValue default_value;
@@ -60,6 +64,8 @@ struct InferInputs {
     return input < operand_types.size() ? operand_types[input] : nullptr;
   }
   int64_t int_attr(const std::string& name) const;
+  /// The symbol a SymInt attribute holds, or null when it holds a number or None.
+  const std::string* symbol_attr(const std::string& name) const;
   double float_attr(const std::string& name) const;
   bool bool_attr(const std::string& name) const;
   const std::vector<int64_t>& ints_attr(const std::string& name) const;
@@ -107,6 +113,16 @@ struct OpSchema {
                                                commutes_if_value));
   }
 };
+
+/// The symbol `value` holds if `spec` is symbolic (SymInt) and the value is one, else null.
+inline const std::string* attr_symbol(const AttrSpec& spec, const AttrValue& value) {
+  return spec.symbolic ? std::get_if<std::string>(&value) : nullptr;
+}
+/// Whether any of `values` (one per attribute of `schema`) is a symbol.
+bool has_symbolic_attr(const OpSchema& schema, std::span<const AttrValue> values);
+/// Whether `name` can name a symbol: an identifier other than inf and nan (which name floats
+/// in model.json).
+bool is_symbol_name(const std::string& name);
 
 /// Parses a declaration like
 ///   "conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int groups=1)"

@@ -213,7 +213,9 @@ std::vector<OpDef> builtin_op_defs() {
        family(kIdentity)},
       {"unflatten(Tensor input, int dim, int[] sizes)", {"shape"}, unflatten,
        "splits dim into sizes (one may be -1)", family(kView)},
-      {"slice(Tensor input, int dim=0, int? start=None, int? end=None, int step=1)", {"shape"},
+      // start and end may be symbols (SymInt): bias[:, :, :T, :T] in a model exported at any T.
+      {"slice(Tensor input, int dim=0, SymInt? start=None, SymInt? end=None, int step=1)",
+       {"shape"},
        slice, "elements start, start + step, … before end along dim (Python's clamping; step > 0)",
        family(kStrided)},
       {"select(Tensor input, int dim, int index)", {"shape"}, select,
@@ -288,6 +290,13 @@ std::vector<OpDef> builtin_op_defs() {
       {"full_like(Tensor input, Scalar fill_value, str? dtype=None)", {}, full_like,
        "a tensor of the input's shape filled with fill_value, in dtype or the input's dtype",
        family(kFullLike)},
+      // ** sizes that follow a symbol ** torch.arange(start, end, step); start and end may be
+      // symbols (arange(T) in a model exported at any T). `layout`, `device`, `pin_memory`
+      // dropped; dtype None is int64 when every bound is an int (a symbol is one), else
+      // float32, as torch's default.
+      {"arange(SymScalar start, SymScalar end, Scalar step=1, str? dtype=None)", {}, arange,
+       "start, start + step, … before end: ceil((end - start) / step) values in dtype",
+       family(kArange)},
       // Tensor.to(dtype); `non_blocking` and `copy` dropped.
       {"to(Tensor input, str dtype)", {}, to_dtype,
        "each element converted to dtype as torch converts (floats truncate toward 0)",

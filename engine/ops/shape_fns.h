@@ -114,6 +114,8 @@ Result cumsum(const InferInputs& in, std::string* error);
 Result arg_reduce(const InferInputs& in, std::string* error);   // argmax, argmin
 // ** padding (shape_fns_pad.cpp) **
 Result pad(const InferInputs& in, std::string* error);
+// ** sizes that follow a symbol (shape_fns_range.cpp) **
+Result arange(const InferInputs& in, std::string* error);
 // ** picking and repeating elements (shape_fns_indexing.cpp) **
 Result slice(const InferInputs& in, std::string* error);
 Result select(const InferInputs& in, std::string* error);

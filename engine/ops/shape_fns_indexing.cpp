@@ -106,9 +106,19 @@ Result slice(const InferInputs& in, std::string* error) {
     *error = "step must be positive, got " + std::to_string(step);
     return std::nullopt;
   }
-  std::optional<int64_t> start = optional_int(in, "start"), end = optional_int(in, "end");
   Shape out = x->shape;
   Dim& d = out[static_cast<size_t>(*dim)];
+  const std::string* start_symbol = in.symbol_attr("start");
+  if (start_symbol != nullptr || in.symbol_attr("end") != nullptr) {
+    // x[:S] has S elements when S <= the dim (eval/concretize.h checks that once S is bound);
+    // other symbolic bounds give a size that depends on the symbol's value.
+    const std::string* end_symbol = in.symbol_attr("end");
+    const bool head = start_symbol == nullptr && optional_int(in, "start").value_or(0) == 0 &&
+                      step == 1 && end_symbol != nullptr;
+    d = head ? dim_symbol(*end_symbol) : unknown_dim();
+    return TensorType{x->dtype, out};
+  }
+  std::optional<int64_t> start = optional_int(in, "start"), end = optional_int(in, "end");
   const bool whole = start.value_or(0) == 0 &&
                      end.value_or(std::numeric_limits<int64_t>::max()) ==
                          std::numeric_limits<int64_t>::max() &&

@@ -117,9 +117,14 @@ std::optional<Input> ReplacementBuilder::build_op(const Match& m, const ReplOp& 
   for (const Input& in : inputs) {
     if (in.is_node() && !in.node->is(NodeKind::kGetAttr)) non_constant = in.node;
   }
-  if (non_constant == nullptr && fold_) return fold(m, op, memo, *attrs);
+  // A symbolic attribute (slice's end=T) has no value until the symbol is bound: never folded.
+  const bool symbolic = has_symbolic_attr(*op.schema, *attrs);
+  if (non_constant == nullptr && fold_ && !symbolic) return fold(m, op, memo, *attrs);
   if (op.must_fold) {
     if (!fold_) return report(m, op, "fold(...) needs constant folding, which is not enabled");
+    if (non_constant == nullptr) {
+      return report(m, op, "fold(...) is not constant here: an attribute is a symbol");
+    }
     return report(m, op,
                   "fold(...) is not constant here: '" + non_constant->name() + "' is not a constant");
   }

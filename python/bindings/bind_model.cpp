@@ -79,6 +79,15 @@ py::dict node_value(const Node& n) {
     }
   }
   d["operand_names"] = operand_names;
+  py::list symbols;  // the attributes that hold a symbol (slice's end="T")
+  if (const OpSchema* schema = n.schema()) {
+    for (size_t i = 0; i < schema->attrs.size(); ++i) {
+      if (attr_symbol(schema->attrs[i], n.attrs().at(i)) != nullptr) {
+        symbols.append(schema->attrs[i].name);
+      }
+    }
+  }
+  d["symbols"] = symbols;
   if (const TensorType* t = n.type()) {
     d["shape"] = shape_value(t->shape);
     d["dtype"] = dtype_name(t->dtype);

@@ -10,7 +10,8 @@ to_graph_module writes each graft op as the torch function of the same name and 
 (graft's registry mirrors torch's signatures, docs/ops.md), the fused ops (conv2d_post,
 linear_post) as the convolution or linear layer, activation, residual add and activation they
 stand for, and every constant as a parameter (floating point, except batch-norm statistics) or
-buffer of the module under its own dotted name, so state_dict() has the folded weights.
+buffer of the module under its own dotted name, so state_dict() has the folded weights. A
+symbolic attribute (slice's end=T) becomes x.size(d) of an input x whose dim d is T.
 """
 from __future__ import annotations
 
@@ -107,6 +108,10 @@ def _fused(graph, torch, op: str, args: List[Any], kwargs: Dict[str, Any]):
 
 def _call(graph, torch, node, args: List[Any], kwargs: Dict[str, Any]):
     op = node.target
+    if op == "arange":  # no operand
+        if kwargs.get("dtype") is not None:
+            kwargs["dtype"] = getattr(torch, kwargs["dtype"])
+        return graph.call_function(torch.arange, (), kwargs)
     if op in ("conv2d_post", "linear_post"):
         return _fused(graph, torch, op, args, kwargs)
     if op == "contiguous":
@@ -188,9 +193,23 @@ def to_graph_module(model: Model) -> Any:
     def value(a):
         return env[a] if isinstance(a, str) else a
 
+    sizes: Dict[str, Any] = {}  # symbol -> (placeholder, dim) whose size it is
+
+    def symbol_size(node, name):
+        """x.size(d) for the symbol of attribute `name`, from an input whose shape has it."""
+        symbol = node.kwargs[name]
+        if symbol not in sizes:
+            raise _graft.GraftError(
+                f"to_graph_module: node '{node.name}' ({node.target}) has {name}={symbol}, "
+                f"but no input's shape has the symbol '{symbol}'")
+        return graph.call_method("size", sizes[symbol])
+
     for node in nodes:
         if node.op == "placeholder":
             fx_node = graph.placeholder(node.name)
+            for d, dim in enumerate(node.shape or ()):
+                if isinstance(dim, str) and dim != "?":
+                    sizes.setdefault(dim, (fx_node, d))
         elif node.op == "get_attr":
             if node.target not in done:
                 array = np.array(model._handle.constant(node.target))  # a writable copy
@@ -201,7 +220,10 @@ def to_graph_module(model: Model) -> Any:
                 done.add(node.target)
             fx_node = graph.get_attr(node.target)
         elif node.op == "call_function":
-            fx_node = _call(graph, torch, node, [value(a) for a in node.args], dict(node.kwargs))
+            kwargs = dict(node.kwargs)
+            for name in node.symbols:
+                kwargs[name] = symbol_size(node, name)
+            fx_node = _call(graph, torch, node, [value(a) for a in node.args], kwargs)
         else:
             outputs = [value(a) for a in node.args]
             graph.output(outputs[0] if len(outputs) == 1 else tuple(outputs))

@@ -35,6 +35,8 @@ class Node:
     shape: Optional[Tuple[Dim, ...]] = None
     dtype: Optional[str] = None
     operand_names: Tuple[str, ...] = ()  # each arg's parameter name ("input", "weight", …)
+    # The attributes whose value is a symbol (kwargs["end"] == "T" for x[:, :T]).
+    symbols: Tuple[str, ...] = ()
 
 
 def _spec(info: Tuple[str, Optional[List[Dim]], Optional[str]]) -> TensorSpec:
@@ -74,7 +76,7 @@ class Model:
     def nodes(self) -> List[Node]:
         return [Node(d["name"], d["op"], d["target"], tuple(d["args"]), d["kwargs"],
                      tuple(d["shape"]) if d["shape"] is not None else None, d["dtype"],
-                     tuple(d["operand_names"]))
+                     tuple(d["operand_names"]), tuple(d["symbols"]))
                 for d in self._handle.nodes()]
 
     @property

@@ -423,7 +423,7 @@ PY
     expect 1 "has the symbolic dim 'T' in [N, T]; give its value (--dim T=N" -- "$rewrite" run "$m"
     expect 1 "--dim gives 'T' twice" -- "$rewrite" run "$m" --dim T=4 --dim T=5
     expect 1 "--dim 'T=-1' must be SYMBOL=N with N a non-negative integer" -- "$rewrite" run "$m" --dim T=-1
-    expect 1 "--dim names 'Q', which is not a symbolic dim of the model's inputs (its symbols: N, T)" \
+    expect 1 "--dim names 'Q', which is not a symbol of the model's inputs or attributes (its symbols: N, T)" \
       -- "$rewrite" bench "$m" --dim Q=3
     expect 1 "--input names 'idz', which is not an input of the model (its inputs: ids, mask)" \
       -- "$rewrite" run "$m" --input "idz=$tmp/ids.npy"
@@ -437,6 +437,25 @@ PY
     expect 1 "node 'emb' (embedding): index 9 is out of range for the 7 rows of the weight" \
       -- "$rewrite" run "$m" --input "ids=$tmp/far.npy" -o "$tmp/far.npz"
     [ ! -e "$tmp/far.npz" ] || fail "a failed run wrote its output"
+    ;;
+  symbolic-attrs)
+    # x[:, :T] and arange(T): T is bound by --dim alone, prints bare, and a T past x's 8
+    # columns is an error naming the node.
+    cat > "$tmp/m.json" <<'JSON'
+{"format": "graft.model", "version": 1, "nodes": [
+ {"name": "x", "op": "placeholder", "meta": {"shape": ["N", 8], "dtype": "float32"}},
+ {"name": "head", "op": "call_function", "target": "slice", "args": [{"node": "x"}, 1, null, "T"]},
+ {"name": "pos", "op": "call_function", "target": "arange", "args": [0, "T"]},
+ {"name": "output", "op": "output", "args": [[{"node": "head"}, {"node": "pos"}]]}]}
+JSON
+    m="$tmp/m.json"
+    expect 0 "{dim: 1, end: T}    float32[N, T]" -- "$rewrite" print "$m"
+    expect 0 "pos: int64[5] sum=10" -- "$rewrite" run "$m" --batch 2 --dim T=5
+    expect 0 "head: float32[2, 8]" -- "$rewrite" run "$m" --batch 2 --dim T=8
+    expect 1 "error: node 'head' (slice) computes [2, 8] at T=9, not [2, T]: a symbol's value runs past the dim it indexes" \
+      -- "$rewrite" run "$m" --batch 2 --dim T=9
+    expect 1 "node 'head' (slice) has end=T, but no input shape binds 'T'; give its value (--dim T=N)" \
+      -- "$rewrite" run "$m" --batch 2
     ;;
   large-inputs)
     # Small files that declare huge contents, and files above a reader's limit: refused

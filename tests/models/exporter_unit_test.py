@@ -20,6 +20,7 @@ import torch.nn as nn  # noqa: E402
 import torchvision  # noqa: E402
 
 from export import aten_capture, aten_converter, source_lines  # noqa: E402
+from export.builder import GraphBuilder  # noqa: E402
 from export.common import Dependent, ExportError, Unsupported  # noqa: E402
 from export.symbols import (Symbols, fold, parse_dynamic_dim, reshape_plan,  # noqa: E402
                             resolve, symbolic_shape)
@@ -116,6 +117,24 @@ class SymbolsTest(unittest.TestCase):
         self.assertEqual(fold(N_T, [4, 10], {"N": [4, 10], "T": [4, 10]}), [4, 10])
         with self.assertRaisesRegex(Unsupported, "changes with T"):
             fold(N_T, 0.5, {"N": 0.5, "T": 0.25})
+
+    def test_a_dependent_that_follows_one_symbol_is_that_symbol(self):
+        self.assertEqual(fold(N_T, 5, {"N": 5, "T": 6}).symbol(), "T")
+        self.assertIsNone(fold(N_T, 4, {"N": 4, "T": 5}).symbol())     # T - 1
+        self.assertIsNone(fold(N_T, 10, {"N": 10, "T": 12}).symbol())  # 2 * T
+        self.assertIsNone(fold(N_T, 10, {"N": 15, "T": 12}).symbol())  # N * T
+
+    def test_a_symbol_is_written_only_where_graft_declares_sym_int(self):
+        builder = GraphBuilder(N_T, [])
+        t = fold(N_T, 5, {"N": 5, "T": 6})
+        self.assertEqual(builder.symbolic("slice", "end", t, "the end"), "T")
+        self.assertEqual(builder.symbolic("arange", "end", t, "the end"), "T")
+        self.assertEqual(builder.symbolic("slice", "end", 3, "the end"), 3)
+        with self.assertRaisesRegex(Unsupported, "the step depends on T .* export without "
+                                                 "--dynamic-dim T"):
+            builder.symbolic("slice", "step", t, "the step")
+        with self.assertRaisesRegex(Unsupported, "the end depends on T"):
+            builder.symbolic("slice", "end", fold(N_T, 4, {"N": 4, "T": 5}), "the end")
 
 
 class SourceLinesTest(unittest.TestCase):

@@ -5,13 +5,15 @@ with PyTorch (compare.py).
 
     model_test.py --rewrite BIN --source-dir SRC --work DIR SPEC [--batch B] [--rules R]
                   [--rtol X] [--atol Y] [--scaled-atol S] [--input-shape D,D,...]
-                  [--capture auto|fx|aten]
+                  [--capture auto|fx|aten] [--dynamic-dim T=INPUT:DIM --run-at T=V ...]
 
 SPEC is an export_fx.py model spec (torchvision:resnet18, FILE.py:FACTORY). Everything is
 written below --work, which is recreated. The rules must remove every batch_norm and
 dropout (--expect-gone), so that "after the rules" tests the rewritten graph. BatchNorm
 statistics are randomized (--randomize-norm-stats) so that a wrong conv-bn fold changes the
-numbers.
+numbers. With --dynamic-dim the model is exported once with that symbolic dim, and each
+--run-at runs both graphs again with the symbol at another size, against PyTorch on the same
+weights and the example inputs cut or tiled to that size (resized_reference.py).
 """
 import argparse
 import json
@@ -23,6 +25,7 @@ from collections import Counter
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compare  # noqa: E402
+import resized_reference  # noqa: E402
 
 
 def run(command, what):
@@ -59,6 +62,10 @@ def main():
                              "batch the ATen capture cannot keep symbolic)")
     parser.add_argument("--expect-gone", default="batch_norm,dropout",
                         help="ops the rules must remove (comma-separated; empty for none)")
+    parser.add_argument("--dynamic-dim", action="append", default=[],
+                        help="export_fx.py's --dynamic-dim NAME=INPUT:DIM")
+    parser.add_argument("--run-at", action="append", default=[], type=resized_reference.parse_dims,
+                        help="also run at NAME=SIZE of a --dynamic-dim symbol (repeatable)")
     parser.add_argument("spec")
     args = parser.parse_args()
 
@@ -75,6 +82,8 @@ def main():
         export += ["--input-shape", shape]
     if args.static_batch:
         export.append("--static-batch")
+    for dim in args.dynamic_dim:
+        export += ["--dynamic-dim", dim]
     run(export, "export")
     model = os.path.join(model_dir, "model.json")
     run([args.rewrite, "print", model], "rewrite print")
@@ -97,14 +106,27 @@ def main():
         sys.exit("model_test.py: the rules left %s" % ", ".join("%d %s" % (after[op], op)
                                                                for op in left))
 
+    # (label suffix, directory of the reference, --input arguments) per size
+    sizes = [("", model_dir, inputs)]
+    for dims in args.run_at:
+        tag = ",".join("%s=%d" % kv for kv in sorted(dims.items()))
+        ref_dir = os.path.join(args.work, "at_" + tag.replace(",", "_").replace("=", ""))
+        files = resized_reference.write(src, args.spec, model_dir, args.dynamic_dim, dims,
+                                        ref_dir)
+        sizes.append((" at " + tag, ref_dir, [a for n, f in files.items()
+                                              for a in ("--input", "%s=%s" % (n, f))]))
     ok = True
-    for label, path in (("before rules", model), ("after rules", rewritten)):
-        npz = os.path.join(args.work, label.split()[0] + ".npz")
-        run([args.rewrite, "run", path] + inputs + ["-o", npz], "rewrite run (%s)" % label)
-        passed, lines = compare.compare(model_dir, npz, args.rtol, args.atol, label,
-                                        args.scaled_atol)
-        print("\n".join(lines))
-        ok = ok and passed
+    for suffix, ref_dir, run_inputs in sizes:
+        for label, path in (("before rules", model), ("after rules", rewritten)):
+            label += suffix
+            npz = os.path.join(args.work, label.split()[0] + suffix.replace(" at ", "_")
+                               .replace("=", "").replace(",", "_") + ".npz")
+            run([args.rewrite, "run", path] + run_inputs + ["-o", npz],
+                "rewrite run (%s)" % label)
+            passed, lines = compare.compare(ref_dir, npz, args.rtol, args.atol, label,
+                                            args.scaled_atol)
+            print("\n".join(lines))
+            ok = ok and passed
     if not ok:
         sys.exit("model_test.py: %s: graft's outputs differ from PyTorch's" % args.spec)
     print("model_test.py: %s matches PyTorch before and after %s" % (args.spec, args.rules))

@@ -2,6 +2,8 @@
 script, trace and save; and the drop-in module on graft's runtime. Numbers are compared with
 PyTorch eager on the same weights and inputs, relative to the output's largest magnitude, with
 randomised batch-norm statistics so that folding them into the convolutions is really checked."""
+import json
+
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -121,3 +123,24 @@ def test_a_resnet18_round_trips_through_graft():
         want = net(x)
         assert relative_error(gm(x), want) < 1e-4
         assert relative_error(torch.jit.script(gm)(x), want) < 1e-4
+
+
+def test_a_symbolic_slice_and_arange_become_sizes_of_the_input(tmp_path):
+    # x[:, :T] + arange(T) of x: [N, T], with a 6-column buffer sliced to [:T] as well
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps({"format": "graft.model", "version": 1, "nodes": [
+        {"name": "x", "op": "placeholder", "meta": {"shape": ["N", "T"], "dtype": "float32"}},
+        {"name": "pos", "op": "call_function", "target": "arange", "args": [0, "T"],
+         "kwargs": {"dtype": "float32"}},
+        {"name": "head", "op": "call_function", "target": "slice",
+         "args": [{"node": "x"}], "kwargs": {"dim": 1, "end": "T"}},
+        {"name": "y", "op": "call_function", "target": "add",
+         "args": [{"node": "head"}, {"node": "pos"}]},
+        {"name": "output", "op": "output", "args": [[{"node": "y"}]]}]}))
+    model = graft.load(path)
+    assert {n.name: n.symbols for n in model.nodes}["head"] == ("end",)
+    assert {n.name: n.kwargs for n in model.nodes}["pos"]["end"] == "T"
+    gm = graft.fx.to_graph_module(model)
+    for t in (3, 5):
+        x = torch.rand(2, t)
+        assert torch.equal(gm(x), x + torch.arange(t, dtype=torch.float32))

@@ -123,12 +123,19 @@ def slice_(cx, a):
     if all(e >= sizes[r] for r, e in end_runs.items()):
         end = None  # to the end, however long the dim is
     else:
-        end = as_int(end, "the end of aten.slice.Tensor")
-    start = as_int(start, "the start of aten.slice.Tensor")
+        end = _slice_bound(cx, end, "end")
+    start = _slice_bound(cx, start, "start")
     if start in (0, None) and end is None and step == 1:
         return x
     return cx.call("slice", [x], dim=dim, start=start or None, end=end,
                    step=None if step == 1 else step)
+
+
+def _slice_bound(cx, value, which):
+    """A bound of a slice: an int, or a symbol where it follows one (x[:T])."""
+    what = "the %s of aten.slice.Tensor" % which
+    value = cx.symbolic("slice", which, value, what)
+    return value if isinstance(value, str) else as_int(value, what)
 
 
 def _runs(value, sizes):

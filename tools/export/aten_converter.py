@@ -3,11 +3,13 @@ inputs and once per symbolic dim grown by one, recompose linear and matmul (aten
 check that every run recorded the same graph, and convert node by node through the ATen table
 (aten_ops.py).
 
-Arguments that differ between the runs are Dependent ints (a view's B * T); ops that depend on
-no input (arange, zeros, a mask built in forward) are folded into constant tensors; parameters
-and buffers become get_attr nodes under their state_dict names at their first use. Unsupported
-calls are collected and reported together, grouped by ATen overload, each with the line of the
-model code that made it and, where graft lacks the op, its name.
+Arguments that differ between the runs are Dependent ints (a view's B * T), written as a symbol
+where the graft op declares the parameter SymInt (builder.py's symbolic); ops that depend on no
+input (arange, zeros, a mask built in forward) are folded into constant tensors unless they
+change between the runs (arange(T) stays an op); parameters and buffers become get_attr
+nodes under their state_dict names at their first use. Unsupported calls are collected and
+reported together, grouped by ATen overload, each with the line of the model code that made
+it and, where graft lacks the op, its name.
 """
 import sys
 

@@ -43,7 +43,7 @@ PROPOSED = {
     "group_norm": "group_norm(Tensor input, int num_groups, Tensor? weight=None, "
                   "Tensor? bias=None, float eps=1e-05)",
     "embedding": "embedding(Tensor input, Tensor weight)",
-    "slice": "slice(Tensor input, int dim=0, int? start=None, int? end=None, int step=1)",
+    "slice": "slice(Tensor input, int dim=0, SymInt? start=None, SymInt? end=None, int step=1)",
     "slice_scatter": "slice_scatter(Tensor input, Tensor src, int dim=0, int? start=None, "
                      "int? end=None, int step=1)",
     "select_scatter": "select_scatter(Tensor input, Tensor src, int dim, int index)",
@@ -76,7 +76,7 @@ PROPOSED = {
     "amin": "amin(Tensor input, int[] dim=[], bool keepdim=False)",
     "to": "to(Tensor input, str dtype)",
     "full_like": "full_like(Tensor input, Scalar fill_value, str? dtype=None)",
-    "arange": "arange(Scalar start, Scalar end, Scalar step=1, str? dtype=None)",
+    "arange": "arange(SymScalar start, SymScalar end, Scalar step=1, str? dtype=None)",
 }
 
 

@@ -133,7 +133,7 @@ class Row:
         for name, value in zip(self.operands, operands):
             if isinstance(value, Dependent):
                 raise value.error("argument '%s' of %s" % (name, a.target))
-        attrs = {k: self._attr(a, k, source) for k, source in self.attrs.items()}
+        attrs = {k: self._attr(cx, a, k, source) for k, source in self.attrs.items()}
         return cx.call(self.graft, operands, **attrs)
 
     def check(self, a):
@@ -145,16 +145,19 @@ class Row:
         if set(TENSOR_OPTIONS) & set(self.drop):
             check_options(a)
 
-    @staticmethod
-    def _attr(a, key, source):
+    def _attr(self, cx, a, key, source):
         if isinstance(source, Const):
             return source.value
         if isinstance(source, str):
             value = a.values[source]
+            if isinstance(value, Dependent):
+                return cx.symbolic(self.graft, key, value, "argument '%s' of %s"
+                                   % (source, a.target))
         elif isinstance(source, tuple):
             value = a.values[source[0]]
             if isinstance(value, Dependent):
-                raise value.error("argument '%s' of %s" % (source[0], a.target))
+                return cx.symbolic(self.graft, key, value, "argument '%s' of %s"
+                                   % (source[0], a.target))
             return None if value is None else source[1](value)
         else:
             return source(a)

@@ -138,6 +138,18 @@ class GraphBuilder:
         self._emit(name, op, operands, attrs, None)
         return Ref(name)
 
+    def symbolic(self, op, param, value, what):
+        """An attribute value of graft op `op`: a Dependent that is a symbol S becomes "S" where
+        the registry declares `param` SymInt or SymScalar (slice's end, arange's end); any other
+        Dependent is refused as `what`."""
+        if not isinstance(value, Dependent):
+            return value
+        signature = (graft_ops() or {}).get(op)
+        types = {n: t for n, t, _ in signature.params} if signature is not None else {}
+        if value.symbol() is not None and types.get(param, "").startswith("Sym"):
+            return value.symbol()
+        raise value.error(what)
+
     def shape(self, ref):
         """The recorded shape (in the run with the example inputs) of an operand."""
         return self._info(ref)[0].shape

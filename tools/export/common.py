@@ -56,6 +56,14 @@ class Dependent:
     def symbols(self):
         return sorted(self.changes)
 
+    def symbol(self):
+        """The symbol this int is, when it reads S in the base run and S + 1 in symbol S's run
+        only (x.size(1) under T); None otherwise."""
+        if len(self.changes) != 1:
+            return None
+        (s, value), = self.changes.items()
+        return s if self.base == self.sizes[s] and value == self.base + 1 else None
+
     def describe(self):
         """'5 at T=5, 6 at T=6'."""
         parts = ["%d at %s" % (self.base, ", ".join("%s=%d" % (s, self.sizes[s])

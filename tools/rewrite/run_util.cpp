@@ -17,17 +17,24 @@ std::string join(const std::vector<std::string>& names) {
   return out;
 }
 
-/// The symbols in the placeholders' declared shapes, in order of first appearance.
+/// The symbols in the placeholders' declared shapes and in attributes, in order of first
+/// appearance.
 std::vector<std::string> input_symbols(const Graph& graph) {
   std::vector<std::string> symbols;
+  auto add = [&](const std::string& name) {
+    if (std::find(symbols.begin(), symbols.end(), name) == symbols.end()) symbols.push_back(name);
+  };
   for (Node* p : graph.placeholders()) {
     if (!p->type()) continue;
     for (Dim d : p->type()->shape) {
-      std::string name = dim_to_string(d);
-      if (!is_concrete(d) && name != "?" &&
-          std::find(symbols.begin(), symbols.end(), name) == symbols.end()) {
-        symbols.push_back(name);
-      }
+      if (!is_concrete(d) && dim_to_string(d) != "?") add(dim_to_string(d));
+    }
+  }
+  // A symbol only an attribute names (slice's end=T) is bound by --dim as well.
+  for (Node* n : graph.nodes()) {
+    if (n->schema() == nullptr) continue;
+    for (size_t i = 0; i < n->schema()->attrs.size(); ++i) {
+      if (const std::string* s = attr_symbol(n->schema()->attrs[i], n->attrs()[i])) add(*s);
     }
   }
   return symbols;
@@ -101,8 +108,8 @@ std::optional<std::map<std::string, eval::Tensor>> bind_inputs(const Graph& grap
   const std::vector<std::string> symbols = input_symbols(graph);
   for (const auto& [symbol, size] : inputs.dims) {
     if (std::find(symbols.begin(), symbols.end(), symbol) == symbols.end()) {
-      diags.error({}, "--dim names '" + symbol + "', which is not a symbolic dim of the model's " +
-                          "inputs (" + (symbols.empty() ? "it has none" : "its symbols: " + join(symbols)) +
+      diags.error({}, "--dim names '" + symbol + "', which is not a symbol of the model's " +
+                          "inputs or attributes (" + (symbols.empty() ? "it has none" : "its symbols: " + join(symbols)) +
                           ")");
       return std::nullopt;
     }

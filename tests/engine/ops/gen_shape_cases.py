@@ -148,6 +148,9 @@ TORCH = {
     "max_pool3d": lambda x, **a: F.max_pool3d(x, **pool_attrs(a)),
     "avg_pool3d": lambda x, **a: F.avg_pool3d(x, **pool_attrs(a)),
     "adaptive_avg_pool3d": F.adaptive_avg_pool3d,
+    # ** sizes that follow a symbol **
+    "arange": lambda start, end, step=1, dtype=None: torch.arange(start, end, step,
+                                                                  dtype=torch_dtype(dtype)),
 }
 
 
@@ -657,6 +660,13 @@ case("index_select", T(3, 4, dtype=BOOL), T(5, dtype=I64), dim=1)
 case("index_select", T(3, 4), T(dtype=I64), dim=0)
 case("index_select", T(3, 4), T(2, 2, dtype=I64), dim=0)
 case("index_select", T(3, 4), T(2), dim=0)
+# ** sizes that follow a symbol **
+for start, end, step in [(0, 5, 1), (1, 2.5, 0.5), (10, 0, -3), (0, 1, 0.1), (2, 2, 1),
+                         (0, 5, 0), (5, 0, 1), (-3, 3, 2.5)]:
+    case("arange", start=start, end=end, step=step)
+case("arange", start=0, end=5, dtype=F32)
+case("arange", start=0, end=5.5, dtype=I64)
+case("arange", start=0.5, end=5, step=1.5, dtype=I64)
 
 
 # ** padding and 3-D pooling ** Only cases torch accepts in every graft mode, or refuses for a

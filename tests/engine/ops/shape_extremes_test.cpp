@@ -57,6 +57,7 @@ const BaseCall* base_call(const std::string& op) {
       {"argmin", {{"f32[2, 3]"}, {}}},
       {"masked_fill", {{"f32[2, 3]", "bool[2, 3]"}, {{"value", AttrValue{int64_t{0}}}}}},
       {"full_like", {{"i64[2, 3]"}, {{"fill_value", AttrValue{int64_t{0}}}}}},
+      {"arange", {{}, {{"start", AttrValue{int64_t{0}}}, {"end", AttrValue{int64_t{5}}}}}},
       {"flatten", {{"f32[2, 3, 4]"}, {}}},
       {"reshape", {{"f32[2, 3, 4]"}, {{"shape", ints({-1})}}}},
       {"permute", {{"f32[2, 3]"}, {{"dims", ints({1, 0})}}}},
