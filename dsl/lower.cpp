@@ -442,8 +442,7 @@ class RuleLowering {
         c.var = attr_var(var->name);
       } else if (const auto* n = ast::dyn_cast<ast::NumberExpr>(item)) {
         c.kind = AttrCheck::Kind::kEquals;
-        c.value = spec.type == AttrType::kInts ? AttrValue{static_cast<int64_t>(n->float_value)}
-                                               : AttrValue{n->float_value};
+        c.value = spec.type == AttrType::kInts ? AttrValue{n->int_value} : AttrValue{n->float_value};
       } else {
         c.kind = AttrCheck::Kind::kAny;
       }

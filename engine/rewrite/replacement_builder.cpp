@@ -4,6 +4,7 @@
 #include "engine/rewrite/replacement_builder.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "engine/rewrite/rule_location.h"
 #include "engine/support/check.h"
@@ -26,9 +27,12 @@ AttrValue attr_value(const Match& m, const ReplValue& v) {
           GRAFT_CHECK(bound != nullptr) << "a list item variable bound to a non-int";
           dims.push_back(*bound);
         } else {
+          // An int literal past 2^53 may have rounded up to 2^63 as a double: clamp, since
+          // casting that is undefined (shape inference then rejects the size).
           dims.push_back(item.kind == ReplValue::Kind::kSymbol
                              ? static_cast<int64_t>(m.symbols[item.index])
-                             : static_cast<int64_t>(item.scalar.value));
+                             : exact_int64(item.scalar.value)
+                                   .value_or(std::numeric_limits<int64_t>::max()));
         }
       }
       return AttrValue{std::move(dims)};
