@@ -1,7 +1,7 @@
 // fuzz_npy: the .npy reader of `rewrite run --input` (eval/npy.h) on arbitrary bytes as the
 // file's contents.
 //
-// Checks: a rejection comes with an error; an accepted file gives a float32 tensor whose bytes
+// Checks: a rejection comes with an error; an accepted file gives a float32, int64 or bool tensor whose bytes
 // fit in the file (the reader allocates only after the header's shape matched the data, so a
 // small file can never make it allocate much); and writing the tensor back (npy_bytes) and
 // reading that again gives the same shape and bytes.
@@ -42,7 +42,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   if (diags.has_errors()) fail("npy: accepted with errors", diags.render());
-  if (t->dtype() != graft::DType::kFloat32) fail("npy: accepted as a dtype other than float32", "");
+  if (t->dtype() != graft::DType::kFloat32 && t->dtype() != graft::DType::kInt64 &&
+      t->dtype() != graft::DType::kBool) {
+    fail("npy: accepted as a dtype other than float32, int64 or bool", "");
+  }
   if (t->nbytes() > size) {
     fail("npy: the tensor is larger than the file",
          graft::shape_to_string(t->shape()) + " from " + std::to_string(size) + " bytes");

@@ -457,6 +457,26 @@ std::unique_ptr<Executable> Compiler::run(const Graph& source) {
       return nullptr;
     }
   }
+  // Inputs and outputs cross the API as eval::Tensor, which holds float32, int64 and bool: a
+  // float64 input would compile and then refuse every tensor given to it.
+  auto host_dtype = [](DType d) {
+    return d == DType::kFloat32 || d == DType::kInt64 || d == DType::kBool;
+  };
+  for (const Node* n : graph.placeholders()) {
+    if (!host_dtype(n->type()->dtype)) {
+      fail("input '" + n->name() + "': not implemented in the runtime: a " +
+           dtype_name(n->type()->dtype) + " input (inputs and outputs are float32, int64 or bool)");
+      return nullptr;
+    }
+  }
+  for (const Input& in : graph.output()->inputs()) {
+    if (in.is_node() && in.node->type() && !host_dtype(in.node->type()->dtype)) {
+      fail("output '" + in.node->name() + "': not implemented in the runtime: a " +
+           dtype_name(in.node->type()->dtype) +
+           " output (inputs and outputs are float32, int64 or bool)");
+      return nullptr;
+    }
+  }
   for (Node* n : graph.nodes()) {
     if (n->is(NodeKind::kPlaceholder)) {
       const auto index = static_cast<int>(impl->inputs.size());
