@@ -257,50 +257,6 @@ Kernel kernel_of(OpFamily family) {
 
 }  // namespace ref
 
-bool reference_moves_any_dtype(OpFamily family) {
-  switch (family) {
-    case OpFamily::kView:
-    case OpFamily::kIdentity:
-    case OpFamily::kDropout:
-    case OpFamily::kPermute:
-    case OpFamily::kCat:
-    // Not movements, but exact on float32, int64 and bool; they refuse other dtypes themselves.
-    case OpFamily::kCompare:
-    case OpFamily::kLogical:
-    case OpFamily::kWhere:
-    case OpFamily::kFullLike:
-    case OpFamily::kCast:
-    case OpFamily::kCumsum:
-    case OpFamily::kArgReduce: return true;
-    case OpFamily::kStrided:
-    case OpFamily::kRoll:
-    case OpFamily::kGather: return true;
-    case OpFamily::kPad: return true;
-    case OpFamily::kArange: return true;  // float32 or int64; it refuses others itself
-    case OpFamily::kNone:
-    case OpFamily::kConv2d:
-    case OpFamily::kConv2dPost:
-    case OpFamily::kLinear:
-    case OpFamily::kLinearPost:
-    case OpFamily::kMatmul:
-    case OpFamily::kBatchNorm:
-    case OpFamily::kLayerNorm:
-    case OpFamily::kSoftmax:
-    case OpFamily::kUnary:
-    case OpFamily::kBinary:
-    case OpFamily::kPool2d:
-    case OpFamily::kAdaptivePool2d:
-    case OpFamily::kReduce:
-    case OpFamily::kInterpolate:
-    case OpFamily::kConvNd:
-    case OpFamily::kConvTranspose:
-    case OpFamily::kGroupNorm:
-    case OpFamily::kPool3d:
-    case OpFamily::kAdaptivePool3d: return false;
-  }
-  return false;
-}
-
 bool has_reference(const OpSchema& op) { return ref::kernel_of(op.family) != nullptr; }
 
 bool reference_op(const Node& node, const std::vector<RefOperand>& operands, Tensor& out,
@@ -315,7 +271,7 @@ bool reference_op(const Node& node, const std::vector<RefOperand>& operands, Ten
     *error = "'" + node.target() + "' has a symbolic attribute; bind its symbol first";
     return false;
   }
-  if (!reference_moves_any_dtype(node.schema()->family)) {
+  if (!family_takes_any_dtype(node.schema()->family)) {
     auto float32 = [](DType d) { return d == DType::kFloat32; };
     bool ok = float32(out.dtype());
     for (const RefOperand& o : operands) ok = ok && (!o.tensor || float32(o.tensor->dtype()));

@@ -24,11 +24,6 @@ struct RefOperand {
 /// True if the reference implements op `op`: its family has a reference kernel.
 bool has_reference(const OpSchema& op);
 
-/// True if the reference kernels of `family` take operands and results of any dtype (float32,
-/// int64, bool): those that only move elements, and the comparison, selection and dtype ops,
-/// which check their dtypes themselves; the others compute in float32.
-bool reference_moves_any_dtype(OpFamily family);
-
 /// Computes call_function node `node` on `operands` (one per node input) into `out`, which
 /// has the node's concrete type. Returns false and sets `error` for an unsupported op or case.
 bool reference_op(const Node& node, const std::vector<RefOperand>& operands, Tensor& out,

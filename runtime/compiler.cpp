@@ -130,7 +130,7 @@ std::optional<Operand> Compiler::operand_of(const Node& node, const Input& input
   if (!input.is_node()) return o;
   const Node& p = *input.node;
   const OpFamily family = node.schema() ? node.schema()->family : OpFamily::kNone;
-  if (!p.type() || (p.type()->dtype != DType::kFloat32 && !kernel_takes_any_dtype(family))) {
+  if (!p.type() || (p.type()->dtype != DType::kFloat32 && !family_takes_any_dtype(family))) {
     fail("node '" + node.name() + "' (" + node.target() + "): not implemented in the runtime: " +
          "operand '" + p.name() + "' of dtype " +
          (p.type() ? dtype_name(p.type()->dtype) : "unknown") + " (this op computes in " +
@@ -254,7 +254,7 @@ bool Compiler::compile_node(const Node& node) {
   if (builder == nullptr) {
     return fail(prefix + "not implemented in the runtime: no kernel for op '" + node.target() + "'");
   }
-  if (node.type()->dtype != DType::kFloat32 && !kernel_takes_any_dtype(node.schema()->family)) {
+  if (node.type()->dtype != DType::kFloat32 && !family_takes_any_dtype(node.schema()->family)) {
     return fail(prefix + "not implemented in the runtime: a result of dtype " +
                 dtype_name(node.type()->dtype) + " (this op computes in float32 only)");
   }

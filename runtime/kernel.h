@@ -200,10 +200,6 @@ using KernelBuilder = std::optional<KernelPlan> (*)(KernelContext& ctx);
 
 /// The builder of `op`'s family (kernel_table.cpp), or nullptr.
 KernelBuilder find_kernel(const OpSchema& op);
-/// True if the kernel of `family` takes operands and results of any dtype (it moves elements,
-/// or is written per dtype); the others compute in float32 (oneDNN's kernels), and the
-/// compiler refuses them other dtypes.
-bool kernel_takes_any_dtype(OpFamily family);
 
 // ** shared helpers for builders **
 /// Starts a plan with one zero md per operand.

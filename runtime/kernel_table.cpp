@@ -60,49 +60,6 @@ KernelBuilder find_kernel(const OpSchema& op) {
   return nullptr;
 }
 
-bool kernel_takes_any_dtype(OpFamily family) {
-  switch (family) {
-    case OpFamily::kView:
-    case OpFamily::kPermute:
-    case OpFamily::kIdentity:
-    case OpFamily::kDropout:
-    case OpFamily::kCat:
-    // Exact loops over float32, int64 and bool (eval/reference_logic.cpp, reference_scan.cpp).
-    case OpFamily::kCompare:
-    case OpFamily::kLogical:
-    case OpFamily::kWhere:
-    case OpFamily::kFullLike:
-    case OpFamily::kCast:
-    case OpFamily::kCumsum:
-    case OpFamily::kArgReduce: return true;
-    case OpFamily::kStrided:
-    case OpFamily::kRoll:
-    case OpFamily::kGather: return true;
-    case OpFamily::kPad: return true;
-    case OpFamily::kArange: return true;
-    case OpFamily::kNone:
-    case OpFamily::kConv2d:
-    case OpFamily::kConv2dPost:
-    case OpFamily::kLinear:
-    case OpFamily::kLinearPost:
-    case OpFamily::kMatmul:
-    case OpFamily::kBatchNorm:
-    case OpFamily::kLayerNorm:
-    case OpFamily::kSoftmax:
-    case OpFamily::kUnary:
-    case OpFamily::kBinary:
-    case OpFamily::kPool2d:
-    case OpFamily::kAdaptivePool2d:
-    case OpFamily::kReduce:
-    case OpFamily::kInterpolate:
-    case OpFamily::kConvNd:
-    case OpFamily::kConvTranspose:
-    case OpFamily::kGroupNorm:
-    case OpFamily::kPool3d:
-    case OpFamily::kAdaptivePool3d: return false;
-  }
-  return false;
-}
 
 bool has_runtime_kernel(const OpSchema& op) { return find_kernel(op) != nullptr; }
 

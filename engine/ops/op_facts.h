@@ -55,6 +55,13 @@ enum class OpFamily : uint8_t {
   kArange,    // arange: start, start + step, … before end, from no input
 };
 
+/// True if the kernels of `family`, the reference's and the runtime's alike, take operands and
+/// results of any dtype (float32, int64, bool): those that only move elements, and those
+/// written per dtype (comparisons, selection, casts, scans), which refuse other dtypes
+/// themselves. The others compute in float32, and the compiler and the reference refuse them
+/// other dtypes.
+bool family_takes_any_dtype(OpFamily family);
+
 // clang-format off
 /// The element formulas of elementwise ops and of the fused ops' activations, one per formula,
 /// not per op: hardtanh and clamp share kClamp, div's rounding modes and gelu's approximation
