@@ -1,6 +1,7 @@
 // The AST arena and the names of node kinds and operators.
 #include "dsl/ast.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace graft::dsl::ast {
@@ -94,6 +95,13 @@ const char* node_kind_name(NodeKind kind) {
 }
 
 bool is_expr(NodeKind kind) { return kind >= NodeKind::kName && kind <= NodeKind::kUnary; }
+
+bool is_list_with_vars(const Expr* e) {
+  const auto* list = dyn_cast<ListExpr>(e);
+  return list != nullptr && std::any_of(list->items.begin(), list->items.end(), [](const Expr* i) {
+           return i->kind == NodeKind::kAttrVar || i->kind == NodeKind::kWildcard;
+         });
+}
 
 const char* binary_op_spelling(BinaryOp op) {
   switch (op) {

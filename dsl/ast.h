@@ -160,6 +160,10 @@ struct ListExpr : Expr {
   std::span<Expr* const> items;
 };
 
+/// `e` is a list with a `$` or `_` item (`stride=[$s, $s]`): an attribute matched or built item
+/// by item, not a literal.
+bool is_list_with_vars(const Expr* e);
+
 struct SetExpr : Expr {
   GRAFT_AST_NODE(SetExpr, NodeKind::kSet)
   std::span<Expr* const> items;

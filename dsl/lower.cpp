@@ -432,10 +432,9 @@ class RuleLowering {
   /// A list with `$` or `_` items (`stride=[$s, $s]`) as a kList check's items; nullopt for
   /// any other expression. Sema has checked the items.
   std::optional<AttrCheck> list_with_vars(const ast::Expr* v, const AttrSpec& spec) {
-    const auto* list = ast::dyn_cast<ast::ListExpr>(v);
-    if (list == nullptr || !has_var_or_wildcard(*list)) return std::nullopt;
+    if (!ast::is_list_with_vars(v)) return std::nullopt;
     AttrCheck out;
-    for (const ast::Expr* item : list->items) {
+    for (const ast::Expr* item : static_cast<const ast::ListExpr*>(v)->items) {
       AttrCheck c;
       if (const auto* var = ast::dyn_cast<ast::AttrVarExpr>(item)) {
         c.kind = AttrCheck::Kind::kBind;
@@ -449,12 +448,6 @@ class RuleLowering {
       out.elements.push_back(std::move(c));
     }
     return out;
-  }
-
-  static bool has_var_or_wildcard(const ast::ListExpr& list) {
-    return std::any_of(list.items.begin(), list.items.end(), [](const ast::Expr* e) {
-      return e->kind == ast::NodeKind::kAttrVar || e->kind == ast::NodeKind::kWildcard;
-    });
   }
 
   // ** where **
@@ -863,11 +856,10 @@ class RuleLowering {
       return v;
     }
     if (std::optional<ReplValue> dims = dim_symbol_attr(*arg.value)) return *dims;
-    if (const auto* list = ast::dyn_cast<ast::ListExpr>(arg.value);
-        list != nullptr && has_var_or_wildcard(*list)) {
+    if (ast::is_list_with_vars(arg.value)) {
       // `stride=[$s, $s]`: an int list of numbers and variables (sema allows no `_` here).
       v.kind = ReplValue::Kind::kDimList;
-      for (const ast::Expr* item : list->items) {
+      for (const ast::Expr* item : static_cast<const ast::ListExpr*>(arg.value)->items) {
         ReplValue element;
         if (const auto* var = ast::dyn_cast<ast::AttrVarExpr>(item)) {
           element.kind = ReplValue::Kind::kAttrVar;

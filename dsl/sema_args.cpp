@@ -320,12 +320,8 @@ void Sema::check_attr_arg(const Arg* arg, const OpSchema& s, const AttrSpec& spe
 
 bool Sema::check_list_with_vars(const Expr* v, const AttrSpec& spec, const std::string& desc,
                                 Env& env) {
-  const auto* list = dyn_cast<ListExpr>(v);
-  if (list == nullptr || std::none_of(list->items.begin(), list->items.end(), [](const Expr* e) {
-        return e->kind == NodeKind::kAttrVar || e->kind == NodeKind::kWildcard;
-      })) {
-    return false;
-  }
+  if (!is_list_with_vars(v)) return false;
+  const auto* list = static_cast<const ListExpr*>(v);
   if (spec.type != AttrType::kInts && spec.type != AttrType::kFloats) {
     error(v->range, desc + " is " + spec_type_name(spec) + ", not a list of numbers");
     return true;

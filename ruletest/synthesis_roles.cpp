@@ -300,12 +300,9 @@ std::optional<AttrValue> Synth::choose_attr(const OpSchema& s, size_t index, con
   } else if (const auto* var = ast::dyn_cast<ast::AttrVarExpr>(arg->value)) {
     value = choose_var(std::string(var->name), candidates(spec, x));
     if (!value) return std::nullopt;
-  } else if (const auto* list = ast::dyn_cast<ast::ListExpr>(arg->value);
-             list != nullptr && (spec.type == AttrType::kInts || spec.type == AttrType::kFloats) &&
-             std::any_of(list->items.begin(), list->items.end(), [](const ast::Expr* e) {
-               return e->kind == ast::NodeKind::kAttrVar || e->kind == ast::NodeKind::kWildcard;
-             })) {
-    value = list_with_vars(*list, spec, x);
+  } else if (ast::is_list_with_vars(arg->value) &&
+             (spec.type == AttrType::kInts || spec.type == AttrType::kFloats)) {
+    value = list_with_vars(*static_cast<const ast::ListExpr*>(arg->value), spec, x);
     if (!value) return std::nullopt;
   } else {
     value = literal_value(arg->value);

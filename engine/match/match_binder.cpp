@@ -396,15 +396,14 @@ class Binder {
         if (!bind_attr_var(b, c.var, value, here)) return false;
         continue;
       }
-      if (c.kind == AttrCheck::Kind::kList && attr_check_holds(c, value)) {
-        // The literal items matched; the `$` items bind (the same variable twice: equal).
-        for (size_t i = 0; i < c.elements.size(); ++i) {
+      if (attr_check_holds(c, value)) {
+        // A list's literal items matched; its `$` items bind (the same variable twice: equal).
+        for (size_t i = 0; c.kind == AttrCheck::Kind::kList && i < c.elements.size(); ++i) {
           if (c.elements[i].kind != AttrCheck::Kind::kBind) continue;
           if (!bind_attr_var(b, c.elements[i].var, *attr_list_item(value, i), here)) return false;
         }
         continue;
       }
-      if (attr_check_holds(c, value)) continue;
       switch (c.kind) {
         case AttrCheck::Kind::kEquals: return mismatch([&] { return attr_to_string(c.value); });
         case AttrCheck::Kind::kIn: return mismatch([] { return std::string("one of the listed values"); });
