@@ -22,12 +22,17 @@ trap 'rm -f "$out"' EXIT
 
 fail() { echo "FAILED: $*"; echo "--- output:"; cat "$out"; exit 1; }
 expect_line() { grep -qE "$1" "$out" || fail "no line matching '$1'"; }
+verify_exits() {  # verify_exits RC ARGS...: `rewrite verify ARGS` into $out, exiting with RC
+  local want=$1
+  shift
+  "$rewrite" verify "$@" >"$out" 2>&1
+  local rc=$?
+  [ $rc -eq "$want" ] || fail "exit code $rc, expected $want"
+}
 
 case $case_name in
   wrong)
-    "$rewrite" verify "$data" >"$out" 2>&1
-    rc=$?
-    [ $rc -eq 1 ] || fail "exit code $rc, expected 1"
+    verify_exits 1 "$data"
     expect_line "^FAIL fold_bn_without_eps \\($data:5\\): counterexample: graph [0-9]+ \\(seed 0x[0-9a-f]+\\):"
     expect_line "batch_norm\\(y, mean, var, gamma, beta, training=false, eps="
     expect_line "output 0 at \\[.*\\]: expected .*, got .* \\(\\|diff\\| "
@@ -37,9 +42,7 @@ case $case_name in
     ;;
   ranges)
     near_zero=tests/rules/data/wrong_near_zero.rules
-    "$rewrite" verify "$near_zero" >"$out" 2>&1
-    rc=$?
-    [ $rc -eq 1 ] || fail "exit code $rc, expected 1"
+    verify_exits 1 "$near_zero"
     expect_line "^FAIL relu6_to_relu \\($near_zero:[0-9]+\\): counterexample"
     expect_line "^FAIL wide_hardtanh_to_identity \\($near_zero:[0-9]+\\): counterexample"
     expect_line "^FAIL hardswish_without_clamp \\($near_zero:[0-9]+\\): counterexample"
@@ -49,9 +52,7 @@ case $case_name in
     ;;
   special)
     special=tests/rules/data/wrong_special_values.rules
-    "$rewrite" verify "$special" >"$out" 2>&1
-    rc=$?
-    [ $rc -eq 1 ] || fail "exit code $rc, expected 1"
+    verify_exits 1 "$special"
     for rule in mul_by_zero_is_zero div_by_self_is_one exp_of_log_is_identity div_by_zero_is_identity; do
       expect_line "^FAIL $rule \\($special:[0-9]+\\): counterexample"
     done
@@ -63,9 +64,7 @@ case $case_name in
     ;;
   attributes)
     attributes=tests/rules/data/wrong_free_attributes.rules
-    "$rewrite" verify "$attributes" >"$out" 2>&1
-    rc=$?
-    [ $rc -eq 1 ] || fail "exit code $rc, expected 1"
+    verify_exits 1 "$attributes"
     for rule in elu_drops_alpha softplus_ignores_beta add_ignores_alpha; do
       expect_line "^FAIL $rule \\($attributes:[0-9]+\\): counterexample"
     done
@@ -74,9 +73,7 @@ case $case_name in
     ;;
   rank-dtype)
     rank_dtype=tests/rules/data/wrong_rank_dtype.rules
-    "$rewrite" verify "$rank_dtype" >"$out" 2>&1
-    rc=$?
-    [ $rc -eq 1 ] || fail "exit code $rc, expected 1"
+    verify_exits 1 "$rank_dtype"
     expect_line "^FAIL mul_one_any_dtype \\($rank_dtype:[0-9]+\\): the rewrite failed on graph [0-9]+"
     expect_line "graph\\(x: i64\\["
     expect_line "changes the type of 't1' from float32\\[.*\\] to int64\\["
@@ -88,18 +85,14 @@ case $case_name in
     ;;
   instantiable)
     instantiable=tests/rules/data/instantiable.rules
-    "$rewrite" verify "$instantiable" >"$out" 2>&1
-    rc=$?
-    [ $rc -eq 0 ] || fail "exit code $rc, expected 0"
+    verify_exits 0 "$instantiable"
     expect_line "^PASS relu_relu_bn_big_eps \\($instantiable:[0-9]+, [0-9]+ graphs"
     expect_line "^PASS relu_relu_layer_norm \\($instantiable:[0-9]+, [0-9]+ graphs"
     expect_line "^2 verified, 0 failed, 0 skipped$"
     ;;
   unrunnable)
     unrunnable=tests/rules/data/wrong_unrunnable.rules
-    "$rewrite" verify "$unrunnable" >"$out" 2>&1
-    rc=$?
-    [ $rc -eq 1 ] || fail "exit code $rc, expected 1"
+    verify_exits 1 "$unrunnable"
     expect_line "^SKIP remove_any_dropout \\($unrunnable:[0-9]+\\): not verified: [0-9]+ graphs? passed, but the rule also rewrites graphs that cannot be run"
     expect_line "dropout in training mode with p > 0"
     expect_line "^PROVED remove_dropout_eval \\($unrunnable:[0-9]+, [0-9]+ graphs"
@@ -109,25 +102,17 @@ case $case_name in
   filter)
     # A skipped rule was not checked: it fails the run unless --allow-skip; --graphs and --seed
     # are taken.
-    "$rewrite" verify "$data" --filter relu_of >"$out" 2>&1
-    rc=$?
-    [ $rc -eq 1 ] || fail "exit code $rc, expected 1"
+    verify_exits 1 "$data" --filter relu_of
     expect_line "^0 verified, 0 failed, 1 skipped$"
     expect_line "1 rule could not be checked \\(SKIP above\\); pass --allow-skip to accept that"
-    "$rewrite" verify "$data" --filter relu_of --allow-skip >"$out" 2>&1
-    rc=$?
-    [ $rc -eq 0 ] || fail "exit code $rc, expected 0"
+    verify_exits 0 "$data" --filter relu_of --allow-skip
     expect_line "^0 verified, 0 failed, 1 skipped$"
-    "$rewrite" verify rules/fold_bn.rules --filter linear --graphs 3 --seed 7 >"$out" 2>&1
-    rc=$?
-    [ $rc -eq 0 ] || fail "exit code $rc, expected 0"
+    verify_exits 0 rules/fold_bn.rules --filter linear --graphs 3 --seed 7
     expect_line "^PASS fold_linear_bn \\(rules/fold_bn.rules:[0-9]+, 3 graphs\\)$"
     expect_line "^1 verified, 0 failed, 0 skipped$"
     ;;
   usage)
-    "$rewrite" verify "$data" --graphs 0 >"$out" 2>&1
-    rc=$?
-    [ $rc -eq 2 ] || fail "exit code $rc, expected 2"
+    verify_exits 2 "$data" --graphs 0
     ;;
   *)
     echo "unknown case '$case_name'"
