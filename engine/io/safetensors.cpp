@@ -1,7 +1,7 @@
 // Reads safetensors files (safetensors_writer.cpp writes them). The reader checks the whole header before it hands out a
 // single tensor: every problem becomes a diagnostic located by the header's JSON pointer, and no
-// byte outside the input is ever read. Tensor data is never copied: ConstantTensor::data points
-// into the mapping and ConstantTensor::owner keeps the mapping alive.
+// byte outside the input is ever read. Tensor data stays in the mapping (ConstantTensor::owner
+// keeps it alive), except a tensor that lands unaligned for its dtype, which gets a copy.
 #include "engine/io/safetensors.h"
 
 #include <sys/mman.h>
@@ -11,6 +11,7 @@
 #include <limits>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -111,9 +112,19 @@ std::optional<SafetensorsFile> parse_safetensors(const std::byte* data, size_t s
                             header_length, detail::kMaxSafetensorsHeaderBytes));
     return std::nullopt;
   }
-  return detail::parse_safetensors_header(
+  std::optional<SafetensorsFile> file = detail::parse_safetensors_header(
       {reinterpret_cast<const char*>(data + kLengthBytes), header_length},
       data + kLengthBytes + header_length, room - header_length, owner, display_name, diags);
+  // Kernels read constants as typed arrays, so a tensor whose bytes sit at an address that is
+  // not a multiple of its element size (a header not padded to 8 bytes, an odd-sized bool
+  // tensor before a float one) gets an aligned copy of its own.
+  if (!file) return std::nullopt;
+  for (auto& [name, t] : file->tensors) {
+    if (reinterpret_cast<uintptr_t>(t.data) % dtype_size(t.dtype()) == 0) continue;
+    std::vector<std::byte> bytes(t.data, t.data + t.nbytes);
+    t = ConstantTensor::owned(t.dtype(), t.shape(), std::move(bytes));
+  }
+  return file;
 }
 
 }  // namespace graft

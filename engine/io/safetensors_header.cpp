@@ -5,10 +5,8 @@
 #include "engine/io/safetensors_header.h"
 
 #include <algorithm>
-#include <cstdint>
 #include <limits>
 #include <tuple>
-#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -382,7 +380,7 @@ void HeaderReader::finish_entry() {
     return;
   }
   // Offsets need not be multiples of the dtype size (the format does not promise it):
-  // finish() copies a tensor that lands unaligned for its type.
+  // parse_safetensors copies a tensor that lands unaligned for its type.
   ConstantTensor t;
   t.set_type({*dtype, std::move(*shape)});
   t.data = data_ + begin;
@@ -554,13 +552,6 @@ void HeaderReader::check_layout() {
 
 SafetensorsFile HeaderReader::finish() {
   check_layout();
-  // Kernels read constants as typed arrays, so a tensor whose bytes sit at an address that is
-  // not a multiple of its element size (a header not padded to 8 bytes, an odd-sized bool
-  // tensor before a float one) gets an aligned copy of its own; aligned ones stay mapped.
-  for (auto& [name, t] : out_.tensors) {
-    if (reinterpret_cast<uintptr_t>(t.data) % dtype_size(t.dtype()) == 0) continue;
-    t = ConstantTensor::owned(t.dtype(), t.shape(), std::vector<std::byte>(t.data, t.data + t.nbytes));
-  }
   return std::move(out_);
 }
 
