@@ -82,7 +82,11 @@ struct exponent_digits : plus< digit > {};
 struct number_end : not_at< identifier_other > {};
 struct fraction : seq< one< '.' >, plus< digit > > {};
 struct exponent : seq< one< 'e', 'E' >, opt< one< '+', '-' > >, must< exponent_digits > > {};
-struct number : seq< plus< digit >, opt< fraction >, opt< exponent >, must< number_end > > {};
+// `inf` is the one number without digits (masked_fill's -inf fill value); a keyword, so
+// `info` stays a name.
+struct inf_number : TAO_PEGTL_KEYWORD( "inf" ) {};
+struct number : sor< inf_number,
+                     seq< plus< digit >, opt< fraction >, opt< exponent >, must< number_end > > > {};
 
 struct escape_char : one< '"', '\\', 'n', 't' > {};
 struct escape : seq< one< '\\' >, must< escape_char > > {};

@@ -3,6 +3,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <system_error>
 
 #include "engine/support/check.h"
@@ -136,8 +137,10 @@ std::optional<std::string> TreeBuilder::number(SourceRange r) {
   std::string_view s = text(r);
   auto* n = ctx_.make<ast::NumberExpr>(r);
   n->spelling = ctx_.save(s);
-  n->is_int = s.find_first_of(".eE") == std::string_view::npos;
-  if (n->is_int) {
+  n->is_int = s.find_first_of(".eEi") == std::string_view::npos;
+  if (s == "inf") {
+    n->float_value = std::numeric_limits<double>::infinity();
+  } else if (n->is_int) {
     auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n->int_value);
     if (ec != std::errc() || end != s.data() + s.size()) {
       return "integer '" + std::string(s) + "' is too large";

@@ -249,6 +249,7 @@ Kernel kernel_of(OpFamily family) {
     case OpFamily::kPool3d: return pool_nd;
     case OpFamily::kAdaptivePool3d: return adaptive_pool_nd;
     case OpFamily::kArange: return arange;
+    case OpFamily::kAttention: return attention;
   }
   return nullptr;
 }

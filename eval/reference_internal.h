@@ -98,6 +98,8 @@ bool cat(const Call& call, Tensor& out);
 // reference_conv_nd.cpp
 bool conv_nd(const Call& call, Tensor& out);
 bool conv_transpose(const Call& call, Tensor& out);  // conv_transpose1d/2d/3d
+// reference_attention.cpp
+bool attention(const Call& call, Tensor& out);  // scaled_dot_product_attention
 // reference_group_norm.cpp
 bool group_norm(const Call& call, Tensor& out);
 

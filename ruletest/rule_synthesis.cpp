@@ -144,6 +144,10 @@ SynthValue Synth::define_param(const std::string& name, const TensorType& type, 
   if (const_.count(name)) {
     stmts_.push_back(fmt::format("{} = param f32{}{}", name, shape_text(type.shape),
                                  positive ? " positive" : ""));
+  } else if (auto hint = dtype_hint_.find(name); hint != dtype_hint_.end()) {
+    v.type.dtype = hint->second;
+    inputs_.push_back(fmt::format("{}: {}{}", name, hint->second == DType::kBool ? "bool" : "i64",
+                                  shape_text(type.shape)));
   } else if (int_inputs_) {
     v.type.dtype = DType::kInt64;
     inputs_.push_back(fmt::format("{}: i64{}", name, shape_text(type.shape)));

@@ -140,6 +140,7 @@ class Synth {
   std::set<std::string> params_, const_, absent_, used_names_;
   std::map<std::string, int> rank_hint_;
   std::map<std::string, std::map<int, int64_t>> dim_hint_;
+  std::map<std::string, DType> dtype_hint_;  // `dtype(m) == bool`: an input of that dtype
   std::map<std::string, std::vector<const ast::Condition*>> var_conditions_;
   std::map<std::string, AttrValue> vars_;
   bool wrap_outputs_ = false;

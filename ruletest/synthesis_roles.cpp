@@ -156,6 +156,12 @@ std::optional<TensorType> Synth::role_type(const OpSchema& s, size_t index,
   const TensorType* x = known(0);
   *positive = role == kPositive || role == kPositiveChannel;
   if (role == kLikeResult) return infer(s, vals, attrs);
+  if (const TensorType* key = known(1); role == kScores && x && key && x->rank() >= 2 &&
+                                        key->rank() >= 2) {
+    Shape scores = x->shape;  // (…, L, E) -> (…, L, S)
+    scores.back() = key->shape[key->rank() - 2];
+    return tensor(scores);
+  }
   if (int rank = input_rank(role); rank > 0) {
     // linear, matmul and the sequence ops take leading batch dims: some variants give one.
     if (role != kImage && extra_batch_dim_) ++rank;

@@ -1,5 +1,5 @@
 // Synth's reading of a rule's `where` clause (synthesis.h): the hints it takes from conditions
-// on parameters (const, rank, shape, dim, not output) and the values of `$var`s that satisfy
+// on parameters (const, rank, shape, dim, dtype, not output) and the values of `$var`s that satisfy
 // the conditions on them.
 #include <fmt/format.h>
 
@@ -63,6 +63,11 @@ void Synth::read_condition(const ast::Condition& c) {
         dim_hint_[name][static_cast<int>(i)] = n->int_value;
       }
     }
+  } else if (pred == "dtype" && c.op == ast::CmpOp::kEq) {
+    // Only a non-float dtype needs a hint: float32 is every input's default.
+    const auto* name = ast::dyn_cast<ast::NameExpr>(c.rhs);
+    std::optional<DType> dtype = name != nullptr ? parse_dtype(name->name) : std::nullopt;
+    if (dtype == DType::kBool || dtype == DType::kInt64) dtype_hint_[arg_name(0)] = *dtype;
   } else if (pred == "dim" && c.op == ast::CmpOp::kEq && rhs_number != nullptr &&
              call->args.size() == 2) {
     if (const auto* idx = ast::dyn_cast<ast::NumberExpr>(call->args[1]->value)) {

@@ -52,6 +52,7 @@ KernelBuilder find_kernel(const OpSchema& op) {
     // oneDNN 2.6 has no group normalization: the reference's two-pass loop in double.
     case OpFamily::kGroupNorm: return build_fallback;
     case OpFamily::kPad: return build_pad;
+    case OpFamily::kAttention: return build_attention;
     case OpFamily::kPool3d: return build_pool3d;
     case OpFamily::kAdaptivePool3d: return build_adaptive_pool3d;
     // A plain loop (the reference kernel); the constant folder computes most aranges first.

@@ -23,6 +23,8 @@ bool family_takes_any_dtype(OpFamily family) {
     case OpFamily::kGather: return true;
     case OpFamily::kPad: return true;
     case OpFamily::kArange: return true;
+    // float32 operands with a bool or float32 mask; it refuses other dtypes itself.
+    case OpFamily::kAttention: return true;
     case OpFamily::kNone:
     case OpFamily::kConv2d:
     case OpFamily::kConv2dPost:

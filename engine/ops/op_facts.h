@@ -53,6 +53,8 @@ enum class OpFamily : uint8_t {
   kAdaptivePool3d,  // adaptive_avg_pool3d
   // ** sizes that follow a symbol (issue #27) **
   kArange,    // arange: start, start + step, … before end, from no input
+  // ** transformers (issue #28) **
+  kAttention,  // scaled_dot_product_attention: softmax(q @ k^T * scale + mask) @ v
 };
 
 /// True if the kernels of `family`, the reference's and the runtime's alike, take operands and
@@ -122,6 +124,7 @@ enum class OperandRole : uint8_t {
   kPositiveChannel,  // (C), positive (batch_norm's running_var)
   kNormalized,     // the normalized_shape attribute's dims (layer_norm's weight and bias)
   kLikeResult,     // the op's result shape (a fused op's residual)
+  kScores,         // (…, L, S) for a query (…, L, E) and a key (…, S, E): an attention mask
 };
 
 /// The activation names of the fused ops (conv2d_post's `activation`) and their formulas;

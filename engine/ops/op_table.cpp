@@ -11,7 +11,7 @@
 //
 // Op classes, usable in rules:
 //   conv           convolution
-//   matmul         matrix products (linear, matmul)
+//   matmul         matrix products (linear, matmul, scaled_dot_product_attention)
 //   activation     the pointwise nonlinearities a conv or linear can fuse as a post-op
 //   unary          one tensor in, same shape out, elementwise
 //   binary         two operands, broadcasting, elementwise
@@ -80,6 +80,14 @@ std::vector<OpDef> builtin_op_defs() {
       {"matmul(Tensor input, Tensor other)", {"matmul"}, matmul,  // `out` dropped
        "matrix product with torch.matmul's 1-d and batch broadcasting rules",
        family(kMatmul, {kMatmulInput, kMatmulOther})},
+      // torch 2.1's F.scaled_dot_product_attention; a bool attn_mask is True where a query
+      // may attend. dropout_p must be 0 (it drops at random even in eval mode).
+      {"scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, "
+       "Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, float? scale=None)",
+       {"matmul"}, scaled_dot_product_attention,
+       "softmax(query @ key.transpose(-2, -1) * scale + mask, -1) @ value; scale defaults to "
+       "1 / sqrt(E), is_causal masks key j > query i",
+       family(kAttention, {kSequence, kElement, kElement, kScores})},
 
       // ** normalization **
       // `momentum` only matters when training; it stays so that fx's positional calls bind.

@@ -72,6 +72,7 @@ Result conv2d(const InferInputs& in, std::string* error);
 Result conv3d(const InferInputs& in, std::string* error);
 Result linear(const InferInputs& in, std::string* error);
 Result matmul(const InferInputs& in, std::string* error);
+Result scaled_dot_product_attention(const InferInputs& in, std::string* error);
 
 // ** pooling over 2 and 3 spatial dims (shape_fns_pool.cpp) **
 Result max_pool2d(const InferInputs& in, std::string* error);

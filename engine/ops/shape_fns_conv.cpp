@@ -1,6 +1,7 @@
 // Shape functions of convolution, transposed convolution and the matrix products (linear,
-// matmul), after torch's ConvUtils.h (conv_output_size, conv_input_size, check_shape_forward)
-// and LinearAlgebra.cpp (matmul).
+// matmul, scaled_dot_product_attention), after torch's ConvUtils.h (conv_output_size,
+// conv_input_size, check_shape_forward), LinearAlgebra.cpp (matmul) and torch 2.1's
+// scaled_dot_product_attention documentation.
 #include <algorithm>
 
 #include "engine/ops/shape_fns.h"
@@ -387,6 +388,65 @@ Result matmul(const InferInputs& in, std::string* error) {
   if (a->rank() > 1) out->push_back(lhs[lhs.size() - 2]);
   if (b->rank() > 1) out->push_back(rhs.back());
   return TensorType{a->dtype, *out};
+}
+
+}  // namespace graft::shape_fns
+
+namespace graft::shape_fns {
+
+Result scaled_dot_product_attention(const InferInputs& in, std::string* error) {
+  const TensorType* q = require_tensor(in, 0, error);
+  const TensorType* k = q ? require_tensor(in, 1, error) : nullptr;
+  const TensorType* v = k ? require_tensor(in, 2, error) : nullptr;
+  if (v == nullptr || !require_floating(in, 0, *q, error)) return std::nullopt;
+  if (!same_dtype(in, 0, 1, error) || !same_dtype(in, 0, 2, error)) return std::nullopt;
+  if (q->rank() < 2 || k->rank() < 2 || v->rank() < 2) {
+    *error = "query, key and value need at least 2 dims (…, L, E), got shapes " +
+             shape_to_string(q->shape) + ", " + shape_to_string(k->shape) + " and " +
+             shape_to_string(v->shape);
+    return std::nullopt;
+  }
+  const Dim l = q->shape[q->rank() - 2], e = q->shape.back();
+  const Dim s = k->shape[k->rank() - 2];
+  if (differ(k->shape.back(), e) || differ(v->shape[v->rank() - 2], s)) {
+    *error = "key must be (…, S, E) and value (…, S, Ev) for a query (…, L, E), got shapes " +
+             shape_to_string(q->shape) + ", " + shape_to_string(k->shape) + " and " +
+             shape_to_string(v->shape);
+    return std::nullopt;
+  }
+  // q @ k^T, then @ v: torch.matmul's batch broadcasting.
+  std::optional<Shape> batch = broadcast_shapes(Shape(q->shape.begin(), q->shape.end() - 2),
+                                                Shape(k->shape.begin(), k->shape.end() - 2));
+  if (batch) batch = broadcast_shapes(*batch, Shape(v->shape.begin(), v->shape.end() - 2));
+  if (!batch) {
+    *error = "the batch dims of " + shape_to_string(q->shape) + ", " + shape_to_string(k->shape) +
+             " and " + shape_to_string(v->shape) + " cannot be broadcast";
+    return std::nullopt;
+  }
+  if (const TensorType* mask = in.type(3)) {
+    if (mask->dtype != DType::kBool && mask->dtype != q->dtype) {
+      *error = "attn_mask has dtype " + std::string(dtype_name(mask->dtype)) +
+               ", expected bool or the query's " + dtype_name(q->dtype);
+      return std::nullopt;
+    }
+    Shape scores = *batch;
+    scores.push_back(l);
+    scores.push_back(s);
+    std::optional<Shape> with_mask = broadcast_shapes(scores, mask->shape);
+    if (!with_mask || *with_mask != scores) {
+      *error = "attn_mask of shape " + shape_to_string(mask->shape) +
+               " does not broadcast to the scores' shape " + shape_to_string(scores);
+      return std::nullopt;
+    }
+    if (in.bool_attr("is_causal")) {
+      *error = "attn_mask and is_causal=True exclude each other";
+      return std::nullopt;
+    }
+  }
+  Shape out = *batch;
+  out.push_back(l);
+  out.push_back(v->shape.back());
+  return TensorType{q->dtype, out};
 }
 
 }  // namespace graft::shape_fns

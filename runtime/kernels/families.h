@@ -26,6 +26,7 @@ std::optional<KernelPlan> build_softmax(KernelContext& ctx);       // softmax.cp
 std::optional<KernelPlan> build_pool3d(KernelContext& ctx);        // pooling.cpp
 std::optional<KernelPlan> build_adaptive_pool3d(KernelContext& ctx);  // pooling.cpp
 std::optional<KernelPlan> build_pad(KernelContext& ctx);           // pad.cpp
+std::optional<KernelPlan> build_attention(KernelContext& ctx);     // attention.cpp
 /// The plain-layout fallback: runs the reference kernel (eval/reference.h) of the node's
 /// op. For ops and cases oneDNN has no primitive for (erf, pow of two tensors, adaptive
 /// pooling with uneven windows, …).

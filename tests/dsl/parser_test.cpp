@@ -3,6 +3,8 @@
 // and source ranges the later stages rely on.
 #include <catch2/catch.hpp>
 
+#include <limits>
+
 #include "dsl/printer.h"
 #include "tests/dsl/rules_testing.h"
 #include "tests/testing/test_paths.h"
@@ -258,6 +260,25 @@ TEST_CASE("numbers keep their spelling and value", "[dsl][parser]") {
   REQUIRE(tol != nullptr);
   CHECK(tol->value->float_value == 1.702);
   CHECK(tol->tolerance->float_value == 1e-3);
+}
+
+TEST_CASE("inf is a number, and -inf its negative; a name that starts with inf is a name",
+          "[dsl][parser]") {
+  testing::ParsedRules parsed = parse_text(
+      "rule r { pattern(x, info) { return relu(x) } replacement { return f(-inf, inf, info) } }");
+  REQUIRE(parsed.file != nullptr);
+  const auto* rule = dsl::ast::dyn_cast<dsl::ast::RuleDecl>(parsed.file->decls[0]);
+  const auto* call =
+      dsl::ast::dyn_cast<dsl::ast::CallExpr>(rule->replacement->body->ret->values[0]);
+  const auto* minus_inf = dsl::ast::dyn_cast<dsl::ast::NumberExpr>(call->args[0]->value);
+  REQUIRE(minus_inf != nullptr);
+  CHECK_FALSE(minus_inf->is_int);
+  CHECK(minus_inf->float_value == -std::numeric_limits<double>::infinity());
+  CHECK(minus_inf->spelling == "-inf");
+  const auto* inf = dsl::ast::dyn_cast<dsl::ast::NumberExpr>(call->args[1]->value);
+  REQUIRE(inf != nullptr);
+  CHECK(inf->float_value == std::numeric_limits<double>::infinity());
+  CHECK(dsl::ast::dyn_cast<dsl::ast::NameExpr>(call->args[2]->value) != nullptr);
 }
 
 TEST_CASE("nodes carry the source range of their text", "[dsl][parser]") {

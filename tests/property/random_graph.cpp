@@ -176,7 +176,7 @@ class GraphGen {
   }
 
   Node* vector_block(Node* x) {
-    switch (rng_.weighted({5, 3, 2, 2, 2, 3, 1, 2})) {
+    switch (rng_.weighted({5, 3, 2, 2, 2, 3, 1, 2, 3})) {
       case 0: return linear_block(x);
       case 1: return matmul_block(x);
       case 2: return activation(x);
@@ -184,9 +184,10 @@ class GraphGen {
       case 4: return scale(x);
       case 5: return layout(x);
       case 6: return residual(x);
-      default:
+      case 7:
         return rng_.chance(0.5) ? op("softmax", {in(x)}, {{"dim", int64_t{-1}}})
                                 : op("tanh", {in(x)});
+      default: return attention_block(x);
     }
   }
 
@@ -333,6 +334,49 @@ class GraphGen {
     Shape bias_shape = rng_.chance(0.1) ? Shape{1, out} : Shape{out};
     Node* y = binary("add", in(mm), in(param("bias", bias_shape, -0.5, 0.5)));
     return rng_.chance(0.4) ? activation(y) : y;
+  }
+
+  /// Self-attention over x's rows (…, L, F): softmax(x @ (x W)^T, scaled by `* c`, `/ d` or
+  /// not, plus a float mask, a causal -inf fill or neither) @ x: the attention rules. The
+  /// near-misses: a softmax over the queries (dim -2), a shared interior value.
+  Node* attention_block(Node* x) {
+    if (rank_of(x) < 2) return x;
+    const int64_t f = shape_of(x).back(), l = shape_of(x)[shape_of(x).size() - 2];
+    Node* k = op("matmul", {in(x), in(weight({f, f}, f))});
+    Ints last = rng_.chance(0.5) ? Ints{-2, -1} : Ints{-1, -2};
+    Node* kt = op("transpose", {in(k)}, {{"dim0", last[0]}, {"dim1", last[1]}});
+    Node* s = op("matmul", {in(x), in(kt)});
+    maybe_share(s);
+    switch (rng_.below(3)) {
+      case 0: s = binary("mul", in(s), scalar(rng_.uniform(0.2, 0.6))); break;
+      case 1: s = op("div", {in(s), scalar(rng_.uniform(2.0, 4.0))}); break;
+      default: break;
+    }
+    switch (rng_.below(3)) {
+      case 0: s = binary("add", in(s), in(param("mask", {l, l}, -1.0, 0.0))); break;
+      case 1: s = op("masked_fill", {in(s), in(causal_hidden(l))}, {{"value", -INFINITY}}); break;
+      default: break;
+    }
+    const int64_t dim = rng_.chance(0.1) ? -2 : -1;
+    Node* p = op("softmax", {in(s)}, {{"dim", dim}});
+    maybe_share(p);
+    return op("matmul", {in(p), in(x)});
+  }
+
+  /// (L, L) bool, true above the diagonal (the keys a causal mask hides), as GPT code computes
+  /// it from a 0/1 lower-triangular buffer: `buf == 0` against a scalar or a tensor of zeros.
+  Node* causal_hidden(int64_t l) {
+    std::vector<float> tril(static_cast<size_t>(l * l), 0.0f);
+    for (int64_t i = 0; i < l; ++i) {
+      for (int64_t j = 0; j <= i; ++j) tril[static_cast<size_t>(i * l + j)] = 1.0f;
+    }
+    std::string name = graph_->constants().unique_name("p" + std::to_string(params_++) + ".tril");
+    graph_->constants().set(name, ConstantTensor::from_floats({l, l}, tril));
+    std::string node_name = name;
+    std::replace(node_name.begin(), node_name.end(), '.', '_');
+    Node* buf = graph_->add_get_attr(node_name, name);
+    if (rng_.chance(0.5)) return op("eq", {in(buf), scalar(0.0)});
+    return op("eq", {in(buf), in(param("zeros", {l, l}, 0.0, 0.0))});
   }
 
   // ** blocks of both vocabularies **

@@ -15,6 +15,7 @@ The file also holds torch.promote_types for every pair of graft's dtypes.
 """
 
 import json
+import math
 import operator
 import os
 import sys
@@ -75,11 +76,33 @@ def binary(fn, py_op):
     return call
 
 
+def scaled_dot_product_attention(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False,
+                                 scale=None):
+    """torch 2.1's F.scaled_dot_product_attention as its documentation defines it (torch 1.13
+    has none), with its checks on the mask's dtype and on attn_mask with is_causal."""
+    if attn_mask is not None and is_causal:
+        raise RuntimeError("attn_mask and is_causal=True exclude each other")
+    if attn_mask is not None and attn_mask.dtype not in (torch.bool, q.dtype):
+        raise RuntimeError("attn_mask must be bool or of the query's dtype")
+    length, keys = q.size(-2), k.size(-2)
+    w = q @ k.transpose(-2, -1) * (1 / math.sqrt(q.size(-1)) if scale is None else scale)
+    if is_causal:
+        w = w.masked_fill(torch.ones(length, keys, dtype=torch.bool).tril().logical_not(),
+                          float("-inf"))
+    if attn_mask is not None:
+        if attn_mask.dtype == torch.bool:
+            w = w.masked_fill(attn_mask.logical_not(), float("-inf"))
+        else:
+            w += attn_mask  # in place: a mask that would enlarge w raises
+    return torch.softmax(w, -1) @ v
+
+
 TORCH = {
     "conv2d": F.conv2d,
     "batch_norm": F.batch_norm,
     "linear": F.linear,
     "matmul": torch.matmul,
+    "scaled_dot_product_attention": scaled_dot_product_attention,
     "relu": F.relu, "relu6": F.relu6, "hardtanh": F.hardtanh, "leaky_relu": F.leaky_relu,
     "elu": F.elu, "hardswish": F.hardswish, "hardsigmoid": F.hardsigmoid, "silu": F.silu,
     "sigmoid": torch.sigmoid, "gelu": F.gelu, "tanh": torch.tanh, "softplus": F.softplus,
@@ -218,6 +241,19 @@ case("matmul", T(5, 2, 4), T(4))
 case("matmul", T(2, 1, 3, 4), T(5, 4, 2))
 case("matmul", T(8, 12, 16, 64), T(8, 12, 64, 16))
 case("matmul", T(3), T(4))
+case("scaled_dot_product_attention", T(2, 3, 7, 8), T(2, 3, 9, 8), T(2, 3, 9, 5))
+case("scaled_dot_product_attention", T(2, 3, 7, 8), T(2, 3, 9, 8), T(2, 3, 9, 8), T(7, 9, dtype=BOOL))
+case("scaled_dot_product_attention", T(2, 3, 7, 8), T(2, 3, 9, 8), T(2, 3, 9, 8), T(2, 1, 1, 9),
+     scale=0.5)
+case("scaled_dot_product_attention", T(7, 8), T(3, 9, 8), T(9, 4), None, is_causal=True)
+case("scaled_dot_product_attention", T(7, 8), T(3, 9, 8), T(9, 4), T(4, 3, 7, 9))
+case("scaled_dot_product_attention", T(7, 8), T(9, 8), T(9, 4), T(7, 9), is_causal=True)
+case("scaled_dot_product_attention", T(7, 8), T(9, 8), T(9, 4), T(7, 9, dtype=I64))
+case("scaled_dot_product_attention", T(2, 7, 8), T(2, 9, 6), T(2, 9, 8))
+case("scaled_dot_product_attention", T(2, 7, 8), T(2, 9, 8), T(2, 5, 8))
+case("scaled_dot_product_attention", T(8), T(9, 8), T(9, 8))
+case("scaled_dot_product_attention", T(7, 8, dtype=I64), T(9, 8, dtype=I64), T(9, 8, dtype=I64))
+case("scaled_dot_product_attention", T(7, 8), T(9, 8, dtype=F64), T(9, 8))
 case("matmul", T(2, 3), T(4, 5))
 case("matmul", T(2, 3, 4), T(3, 4, 5))
 case("matmul", T(), T(3))

@@ -1,0 +1,267 @@
+// scaled_dot_product_attention in one pass over the keys: per (batch, block of query rows),
+// the scores of one block of keys at a time (oneDNN's sgemm), masked, folded into a running
+// softmax (the row's maximum and sum so far rescale what is accumulated) and multiplied into
+// the output rows (sgemm again). The L x S score matrix never exists beyond one block, so
+// memory traffic stays linear in the sequence; a causal mask skips the key blocks it hides.
+// Blocks run in parallel on the OpenMP threads the runtime was given; each has its own slice
+// of the shared scratchpad.
+#include <omp.h>
+
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "runtime/kernels/families.h"
+
+namespace graft::runtime {
+namespace {
+
+constexpr int64_t kRowBlock = 128;  // at most this many query rows per work item
+constexpr int64_t kKeyBlock = 256;  // keys per score block (128 x 256 floats: 128 KiB)
+
+constexpr int64_t kLanes = 16;  // independent partial results: a vector register's floats
+
+/// The largest of row[0 .. n), ignoring NaN; -inf when n is 0. Lane-parallel so that each ISA
+/// clone vectorises it.
+__attribute__((target_clones("avx512f", "avx2", "default")))
+float row_max(const float* row, int64_t n) {
+  float lanes[kLanes];
+  std::fill(lanes, lanes + kLanes, -std::numeric_limits<float>::infinity());
+  int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes) {
+    for (int64_t u = 0; u < kLanes; ++u) lanes[u] = row[j + u] > lanes[u] ? row[j + u] : lanes[u];
+  }
+  for (; j < n; ++j) lanes[0] = row[j] > lanes[0] ? row[j] : lanes[0];
+  float top = lanes[0];
+  for (int64_t u = 1; u < kLanes; ++u) top = lanes[u] > top ? lanes[u] : top;
+  return top;
+}
+
+/// row[j] = exp(row[j] - shift) for j < n, returning their sum. exp by range reduction to
+/// [-ln2/2, ln2/2] and Cephes' expf polynomial (about 1 ulp); -inf gives exactly 0 and NaN stays
+/// NaN. Written without library calls so that each ISA clone vectorises it.
+__attribute__((target_clones("avx512f", "avx2", "default")))
+float exp_shifted_sum(float* row, int64_t n, float shift) {
+  constexpr float kRound = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
+  for (int64_t j = 0; j < n; ++j) {
+    const float x = row[j] - shift;
+    float c = x < -87.0f ? -87.0f : x;
+    c = c > 88.0f ? 88.0f : c;
+    const float k = (c * 1.44269504088896341f + kRound) - kRound;
+    const float r = (c - k * 0.693359375f) + k * 2.12194440e-4f;
+    float p = 1.9875691500e-4f;
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    p = p * r * r + r + 1.0f;
+    int32_t bits;
+    std::memcpy(&bits, &p, sizeof bits);
+    bits += static_cast<int32_t>(k) * (1 << 23);
+    float e;
+    std::memcpy(&e, &bits, sizeof e);
+    e = x < -87.0f ? 0.0f : e;
+    row[j] = x != x ? x : e;
+  }
+  float lanes[kLanes] = {};
+  int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes) {
+    for (int64_t u = 0; u < kLanes; ++u) lanes[u] += row[j + u];
+  }
+  for (; j < n; ++j) lanes[0] += row[j];
+  float sum = 0;
+  for (float part : lanes) sum += part;
+  return sum;
+}
+
+/// Element strides of a plain tensor of `shape` seen at rank `rank` (aligned to the right),
+/// 0 for the dims it lacks and its size-1 dims: they broadcast.
+std::vector<int64_t> aligned_strides(const Shape& shape, size_t rank) {
+  std::vector<int64_t> out(rank, 0);
+  int64_t stride = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    if (shape[i] != 1) out[rank - shape.size() + i] = stride;
+    stride *= shape[i];
+  }
+  return out;
+}
+
+enum class MaskKind { kNone, kBool, kFloat };
+
+struct AttentionGeometry {
+  Shape batch;                         // the output's batch dims
+  int64_t l = 0, s = 0, e = 0, ev = 0;
+  float scale = 1;
+  bool causal = false;
+  MaskKind mask = MaskKind::kNone;
+  std::vector<int64_t> q, k, v, m;     // aligned strides at the output's rank
+  int64_t rows = 0;                    // query rows per work item: L split evenly
+  size_t per_thread_floats = 0;        // scores block, running max and sum
+  int threads = 1;
+};
+
+/// Offsets of batch element `t` in q, k, v and the mask.
+std::array<int64_t, 4> batch_offsets(const AttentionGeometry& g, int64_t t) {
+  std::array<int64_t, 4> off{};
+  for (size_t d = g.batch.size(); d-- > 0;) {
+    const int64_t index = t % g.batch[d];
+    t /= g.batch[d];
+    off[0] += index * g.q[d], off[1] += index * g.k[d], off[2] += index * g.v[d];
+    off[3] += index * g.m[d];
+  }
+  return off;
+}
+
+/// Masks one block of scores (rows i0.., keys j0..; `ld` floats per row).
+void mask_block(const AttentionGeometry& g, const void* mask, int64_t mask_offset, float* scores,
+                int64_t ld, int64_t i0, int64_t rows, int64_t j0, int64_t cols) {
+  constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
+  const size_t r = g.q.size();
+  const int64_t mi = g.m[r - 2], mj = g.m[r - 1];
+  for (int64_t a = 0; a < rows; ++a) {
+    float* row = scores + a * ld;
+    const int64_t i = i0 + a;
+    if (g.causal) {
+      for (int64_t b = std::max<int64_t>(0, i + 1 - j0); b < cols; ++b) row[b] = kMinusInf;
+    }
+    const int64_t base = mask_offset + i * mi + j0 * mj;
+    if (g.mask == MaskKind::kBool) {
+      const auto* m = static_cast<const uint8_t*>(mask) + base;
+      for (int64_t b = 0; b < cols; ++b) row[b] = m[b * mj] ? row[b] : kMinusInf;
+    } else if (g.mask == MaskKind::kFloat) {
+      const float* m = static_cast<const float*>(mask) + base;
+      for (int64_t b = 0; b < cols; ++b) row[b] += m[b * mj];
+    }
+  }
+}
+
+/// One work item: query rows i0 .. i0 + rows of batch element t, over every key block.
+void attend(const AttentionGeometry& g, const float* q, const float* k, const float* v,
+            const void* mask, float* out, float* scratch, int64_t t, int64_t i0, int64_t rows) {
+  constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
+  const auto off = batch_offsets(g, t);
+  const size_t r = g.q.size();
+  float* scores = scratch;
+  float* top = scores + kRowBlock * kKeyBlock;
+  float* sum = top + kRowBlock;
+  float* o = out + (t * g.l + i0) * g.ev;
+  std::fill(top, top + rows, kMinusInf);
+  std::fill(sum, sum + rows, 0.0f);
+  std::fill(o, o + rows * g.ev, 0.0f);
+  // A causal mask hides every key after the block's last row.
+  const int64_t keys = g.causal ? std::min(g.s, i0 + rows) : g.s;
+  for (int64_t j0 = 0; j0 < keys; j0 += kKeyBlock) {
+    const int64_t cols = std::min(kKeyBlock, keys - j0);
+    dnnl_sgemm('N', 'T', rows, cols, g.e, g.scale, q + off[0] + i0 * g.q[r - 2], g.q[r - 2],
+               k + off[1] + j0 * g.k[r - 2], g.k[r - 2], 0.0f, scores, cols);
+    if (g.causal || g.mask != MaskKind::kNone) {
+      mask_block(g, mask, off[3], scores, cols, i0, rows, j0, cols);
+    }
+    for (int64_t a = 0; a < rows; ++a) {
+      float* row = scores + a * cols;
+      const float new_top = std::max(top[a], row_max(row, cols));
+      if (new_top == kMinusInf) {  // every key so far masked: nothing to add yet
+        std::fill(row, row + cols, 0.0f);
+        continue;
+      }
+      const float rescale = std::exp(top[a] - new_top);
+      sum[a] = sum[a] * rescale + exp_shifted_sum(row, cols, new_top);
+      if (rescale != 1.0f) {
+        for (int64_t c = 0; c < g.ev; ++c) o[a * g.ev + c] *= rescale;
+      }
+      top[a] = new_top;
+    }
+    dnnl_sgemm('N', 'N', rows, g.ev, cols, 1.0f, scores, cols, v + off[2] + j0 * g.v[r - 2],
+               g.v[r - 2], 1.0f, o, g.ev);
+  }
+  for (int64_t a = 0; a < rows; ++a) {
+    // All keys masked: 0 / 0, NaN, as torch's softmax of a row of -inf. No keys at all: the
+    // empty sum, 0, as torch's matmul of an empty softmax.
+    const float inv = g.s == 0 ? 0.0f : 1.0f / sum[a];
+    for (int64_t c = 0; c < g.ev; ++c) o[a * g.ev + c] *= inv;
+  }
+}
+
+void run_attention(const AttentionGeometry& g, const KernelMemories& m) {
+  const auto* q = static_cast<const float*>(m.srcs[0].get_data_handle());
+  const auto* k = static_cast<const float*>(m.srcs[1].get_data_handle());
+  const auto* v = static_cast<const float*>(m.srcs[2].get_data_handle());
+  const void* mask = g.mask == MaskKind::kNone ? nullptr : m.srcs[3].get_data_handle();
+  auto* out = static_cast<float*>(m.dst.get_data_handle());
+  auto* scratch = static_cast<float*>(m.scratchpad);
+  int64_t batches = 1;
+  for (Dim d : g.batch) batches *= d;
+  const int64_t row_blocks = g.rows == 0 ? 0 : (g.l + g.rows - 1) / g.rows;
+  const int64_t items = batches * row_blocks;
+#pragma omp parallel for schedule(dynamic) num_threads(g.threads)
+  for (int64_t item = 0; item < items; ++item) {
+    const int64_t t = item / row_blocks, i0 = item % row_blocks * g.rows;
+    float* mine = scratch + static_cast<size_t>(omp_get_thread_num()) * g.per_thread_floats;
+    attend(g, q, k, v, mask, out, mine, t, i0, std::min(g.rows, g.l - i0));
+  }
+}
+
+}  // namespace
+
+std::optional<KernelPlan> build_attention(KernelContext& ctx) {
+  const Operand& q = ctx.operand(0);
+  const Operand& k = ctx.operand(1);
+  const Operand& v = ctx.operand(2);
+  const Operand& mask = ctx.operand(3);
+  auto dropout = ctx.float_attr("dropout_p");
+  auto causal = ctx.bool_attr("is_causal");
+  const AttrValue* scale = ctx.attr("scale");
+  if (!dropout || !causal || !scale) return std::nullopt;
+  if (!q.is_tensor() || !k.is_tensor() || !v.is_tensor()) return ctx.not_implemented("a scalar operand");
+  auto f32 = [](const Operand& o) { return o.type.dtype == DType::kFloat32; };
+  if (!f32(q) || !f32(k) || !f32(v) || ctx.out().dtype != DType::kFloat32 ||
+      (mask.is_tensor() && !f32(mask) && mask.type.dtype != DType::kBool)) {
+    return ctx.not_implemented("attention on dtypes other than float32 (with a bool or float32 mask)");
+  }
+  if (*dropout != 0) return ctx.not_implemented("dropout_p > 0 (it drops at random)");
+  AttentionGeometry g;
+  const Shape& out = ctx.out().shape;
+  const size_t rank = out.size();
+  g.batch.assign(out.begin(), out.end() - 2);
+  g.l = out[rank - 2];
+  g.ev = out[rank - 1];
+  g.e = q.shape().back();
+  g.s = k.shape()[k.shape().size() - 2];
+  g.scale = static_cast<float>(std::holds_alternative<double>(*scale)
+                                   ? std::get<double>(*scale)
+                                   : 1.0 / std::sqrt(static_cast<double>(g.e)));
+  g.causal = *causal;
+  g.q = aligned_strides(q.shape(), rank);
+  g.k = aligned_strides(k.shape(), rank);
+  g.v = aligned_strides(v.shape(), rank);
+  g.m.assign(rank, 0);
+  if (mask.is_tensor()) {
+    g.mask = f32(mask) ? MaskKind::kFloat : MaskKind::kBool;
+    g.m = aligned_strides(mask.shape(), rank);
+  }
+  // sgemm needs unit stride along E and Ev; a size-1 row dim broadcast (stride 0) is fine.
+  g.q[rank - 1] = g.k[rank - 1] = g.v[rank - 1] = 1;
+  g.q[rank - 2] = g.e, g.k[rank - 2] = g.e, g.v[rank - 2] = g.ev;
+  g.threads = std::max(1, omp_get_max_threads());
+  // Even blocks: 197 rows are two items of 99, not 128 and a sliver of 69.
+  const int64_t blocks = (g.l + kRowBlock - 1) / kRowBlock;
+  g.rows = blocks == 0 ? 0 : (g.l + blocks - 1) / blocks;
+  // Each thread's slice starts on a cache line.
+  g.per_thread_floats = (kRowBlock * kKeyBlock + 2 * kRowBlock + 15) / 16 * 16;
+
+  KernelPlan plan = make_plan(ctx);
+  for (size_t i = 0; i < 4; ++i) {
+    const Operand& o = ctx.operand(i);
+    if (o.is_tensor()) plan.src_mds[i] = plain_md(o.shape(), o.type.dtype);
+  }
+  plan.dst_md = plain_md(out);
+  plan.scratchpad_bytes = g.per_thread_floats * sizeof(float) * static_cast<size_t>(g.threads);
+  plan.impl = "attention: blocked online softmax, sgemm";
+  plan.kernel = std::make_unique<LoopKernel>(
+      [geometry = std::move(g)](const KernelMemories& m) { run_attention(geometry, m); });
+  return plan;
+}
+
+}  // namespace graft::runtime

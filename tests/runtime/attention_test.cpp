@@ -1,0 +1,90 @@
+// scaled_dot_product_attention's blocked kernel vs the reference: broadcast batch dims, bool,
+// float and causal masks, queries and keys of different lengths, more rows and keys than one
+// block holds (the running softmax rescales), and rows whose every key is masked (NaN).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "tests/runtime/runtime_testing.h"
+
+using namespace graft;
+using namespace graft::testing;
+
+namespace {
+
+struct Case {
+  Shape q, k, v, mask;
+  DType mask_dtype = DType::kFloat32;
+  bool causal = false;
+  bool with_scale = false;
+};
+
+std::string check(const Case& c, uint64_t seed) {
+  GraphBuilder b;
+  Node* q = b.input("q", c.q);
+  Node* k = b.input("k", c.k);
+  Node* v = b.input("v", c.v);
+  Node* mask = c.mask.empty() ? nullptr : b.input("mask", c.mask, c.mask_dtype);
+  std::map<std::string, AttrValue> attrs = {{"is_causal", c.causal}};
+  if (c.with_scale) attrs["scale"] = 0.3;
+  b.output({b.call("scaled_dot_product_attention",
+                   {in(q), in(k), in(v), mask ? in(mask) : Input::none()}, attrs)});
+  // Scores of a few units, so that the softmax is neither uniform nor one-hot.
+  return check_all_modes(b.graph(), random_inputs(b.graph(), seed, -2, 2, 2));
+}
+
+}  // namespace
+
+TEST_CASE("attention matches the reference with and without masks", "[runtime][attention]") {
+  auto c = GENERATE(values<Case>({
+      {{2, 3, 7, 8}, {2, 3, 7, 8}, {2, 3, 7, 8}, {}},
+      {{2, 3, 7, 8}, {2, 3, 9, 8}, {2, 3, 9, 5}, {}, DType::kFloat32, false, true},
+      {{2, 3, 7, 8}, {2, 3, 9, 8}, {2, 3, 9, 8}, {2, 1, 1, 9}},                  // padding mask
+      {{2, 3, 7, 8}, {2, 3, 9, 8}, {2, 3, 9, 8}, {7, 9}, DType::kBool},          // bool, broadcast
+      {{1, 2, 6, 4}, {1, 2, 6, 4}, {1, 2, 6, 4}, {}, DType::kFloat32, true},     // causal
+      {{1, 2, 4, 4}, {1, 2, 6, 4}, {1, 2, 6, 4}, {}, DType::kFloat32, true},     // causal, L < S
+      {{6, 5}, {3, 9, 5}, {9, 4}, {}},                                          // broadcast batch
+  }));
+  INFO("q " << shape_to_string(c.q) << " k " << shape_to_string(c.k) << " v "
+            << shape_to_string(c.v) << " mask " << shape_to_string(c.mask) << " causal "
+            << c.causal);
+  CHECK(check(c, 3) == "");
+}
+
+TEST_CASE("attention over more rows and keys than one block holds matches the reference",
+          "[runtime][attention]") {
+  // 300 keys: two key blocks, so each row's running maximum and sum are rescaled; 300 rows:
+  // three row blocks; causal skips the key blocks after a row block.
+  for (bool causal : {false, true}) {
+    Case c{{1, 2, 300, 16}, {1, 2, 300, 16}, {1, 2, 300, 16}, {}, DType::kFloat32, causal};
+    INFO("causal " << causal);
+    CHECK(check(c, 5) == "");
+  }
+  Case masked{{1, 1, 140, 8}, {1, 1, 520, 8}, {1, 1, 520, 8}, {1, 1, 140, 520}, DType::kBool};
+  CHECK(check(masked, 7) == "");
+}
+
+TEST_CASE("attention rows whose keys are all masked are NaN, as torch's", "[runtime][attention]") {
+  GraphBuilder b;
+  Node* q = b.input("q", {1, 3, 4});
+  Node* k = b.input("k", {1, 5, 4});
+  Node* v = b.input("v", {1, 5, 4});
+  Node* mask = b.input("mask", {3, 5}, DType::kBool);
+  b.output({b.call("scaled_dot_product_attention", {in(q), in(k), in(v), in(mask)})});
+  std::vector<eval::Tensor> inputs = random_inputs(b.graph(), 1);
+  uint8_t* m = inputs[3].b8();
+  for (int j = 0; j < 5; ++j) m[j] = 0;       // row 0: every key hidden
+  for (int j = 5; j < 15; ++j) m[j] = 1;      // rows 1 and 2: every key visible
+  runtime::CompileOptions options;
+  std::unique_ptr<runtime::Executable> exe;
+  REQUIRE(check_against_reference(b.graph(), inputs, options, 1e-4, 1e-4, &exe) == "");
+  DiagnosticEngine diags;
+  auto out = exe->run(inputs, diags);
+  REQUIRE(out);
+  const float* o = (*out)[0].f32();
+  for (int c = 0; c < 4; ++c) {
+    CHECK(std::isnan(o[c]));
+    CHECK(std::isfinite(o[4 + c]));
+    CHECK(std::isfinite(o[8 + c]));
+  }
+}
