@@ -29,11 +29,14 @@ std::string read_source_file(const std::string& relative) {
 
 const std::map<std::string, std::string>& std_rule_files() {
   static const std::map<std::string, std::string> files = [] {
+    // Every file of the library, so that std.rules' imports resolve whatever it imports.
     std::map<std::string, std::string> out;
-    for (const char* name :
-         {"std.rules", "cleanup.rules", "recognize.rules", "fold_bn.rules", "fuse_post_ops.rules"}) {
-      out[name] = read_source_file(std::string("rules/") + name);
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(source_path("rules"), ec)) {
+      std::string name = entry.path().filename().string();
+      if (entry.path().extension() == ".rules") out[name] = read_source_file("rules/" + name);
     }
+    if (ec || !out.count("std.rules")) fail("fuzz harness set-up", "cannot list rules/ in the source tree");
     return out;
   }();
   return files;

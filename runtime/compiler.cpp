@@ -1,6 +1,7 @@
 // compile(): Graph -> Executable. This file's external interface is just compile().
 //
-// The compiler walks the concrete-shaped graph in order and, for each live node, asks the
+// First, ops whose inputs are all constants are computed once (eval/constant_nodes.h). Then the
+// compiler walks the concrete-shaped graph in order and, for each live node, asks the
 // node's kernel builder (runtime/kernels/) for a KernelPlan given the layouts its operands
 // arrive in. That is the layout pass: convolutions pick blocked layouts (format_tag::any, or
 // the graph-wide aBcd16b when the graph has Winograd layers, which only come in that
@@ -24,6 +25,7 @@
 
 #include "engine/support/check.h"
 #include "eval/allocation.h"
+#include "eval/constant_nodes.h"
 #include "runtime/executable_impl.h"
 #include "runtime/kernels/families.h"
 
@@ -34,6 +36,10 @@ using eval::allocate_buffer;
 using eval::concretize_graph;
 
 namespace {
+
+/// The largest result folded at compile time: a constant lives as long as the executable,
+/// where a computed value shares the arena.
+constexpr size_t kMaxFoldedBytes = size_t{4} << 20;
 
 struct Buffer {
   enum class Kind { kArena, kInput, kOutput, kConstant };
@@ -418,6 +424,7 @@ std::unique_ptr<Executable> Compiler::run(const Graph& source) {
   auto impl = std::make_unique<Executable::Impl>();
   impl->graph = concretize_graph(source, options_.shapes, options_.source_name, diags_);
   if (!impl->graph) return nullptr;
+  if (options_.fold_constants) eval::fold_constant_nodes(*impl->graph, kMaxFoldedBytes);
   const Graph& graph = *impl->graph;
   graph_ = &graph;
   node_values_.assign(graph.id_bound(), -1);

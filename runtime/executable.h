@@ -32,6 +32,10 @@ struct CompileOptions {
   /// with slightly different rounding (relative error ~1e-6 per layer instead of
   /// ~1e-7). Off gives the direct algorithm PyTorch uses, bit-for-bit closer to it.
   bool winograd = true;
+  /// Compute ops whose inputs are all constants once, at compile time, with the reference
+  /// kernels (a causal mask sliced from a buffer, position ids and their embedding); off, every
+  /// op runs its kernel on each run.
+  bool fold_constants = true;
   std::string source_name;        // the model file, for diagnostics
 };
 

@@ -9,7 +9,7 @@ into a torch.fx.GraphModule that computes the same thing.
 to_graph_module writes each graft op as the torch function of the same name and parameters
 (graft's registry mirrors torch's signatures, docs/ops.md), the fused ops (conv2d_post,
 linear_post) as the convolution or linear layer, activation, residual add and activation they
-stand for, and every constant as a parameter (floating point, except batch-norm statistics) or
+stand for, scaled_dot_product_attention as the matmuls, mask and softmax of its definition, and every constant as a parameter (floating point, except batch-norm statistics) or
 buffer of the module under its own dotted name, so state_dict() has the folded weights. A
 symbolic attribute (slice's end=T) becomes x.size(d) of an input x whose dim d is T.
 """
@@ -106,6 +106,40 @@ def _fused(graph, torch, op: str, args: List[Any], kwargs: Dict[str, Any]):
                        kwargs["post_beta"])
 
 
+def _attention(graph, torch, node, args: List[Any], kwargs: Dict[str, Any]):
+    """scaled_dot_product_attention as the torch ops of torch 2.1's definition (torch 1.13 has
+    no F.scaled_dot_product_attention): softmax(q @ k^T * scale + mask, -1) @ v."""
+    q, k, v, mask = (args + [None] * 4)[:4]
+    if kwargs.get("dropout_p"):
+        raise _graft.GraftError(f"to_graph_module: node '{node.name}' has dropout_p > 0, which "
+                                f"drops at random")
+    q_shape, k_shape = node_shape_of(q), node_shape_of(k)
+    scale = kwargs.get("scale")
+    if scale is None:
+        if not isinstance(q_shape[-1], int):
+            raise _graft.GraftError(f"to_graph_module: node '{node.name}' needs the query's last "
+                                    f"dim for its default scale, which is a symbol")
+        scale = 1.0 / float(q_shape[-1]) ** 0.5
+    scores = graph.call_function(torch.matmul, (q, graph.call_method("transpose", (k, -2, -1))))
+    scores = graph.call_function(operator.mul, (scores, scale))
+    if kwargs.get("is_causal"):
+        rows, keys = q_shape[-2], k_shape[-2]
+        if not isinstance(rows, int) or not isinstance(keys, int):
+            raise _graft.GraftError(f"to_graph_module: node '{node.name}' is causal over a "
+                                    f"symbolic length")
+        visible = graph.call_method("tril", (graph.call_function(
+            torch.ones, ((rows, keys),), {"dtype": torch.bool}),))
+        mask = visible
+    if mask is not None:
+        if kwargs.get("is_causal") or mask.meta["graft_dtype"] == "bool":
+            hidden = graph.call_function(torch.logical_not, (mask,))
+            scores = graph.call_method("masked_fill", (scores, hidden, float("-inf")))
+        else:
+            scores = graph.call_function(operator.add, (scores, mask))
+    weights = graph.call_function(torch.nn.functional.softmax, (scores, -1))
+    return graph.call_function(torch.matmul, (weights, v))
+
+
 def _call(graph, torch, node, args: List[Any], kwargs: Dict[str, Any]):
     op = node.target
     if op == "arange":  # no operand
@@ -114,6 +148,8 @@ def _call(graph, torch, node, args: List[Any], kwargs: Dict[str, Any]):
         return graph.call_function(torch.arange, (), kwargs)
     if op in ("conv2d_post", "linear_post"):
         return _fused(graph, torch, op, args, kwargs)
+    if op == "scaled_dot_product_attention":
+        return _attention(graph, torch, node, args, kwargs)
     if op == "contiguous":
         return graph.call_method("contiguous", (args[0],))
     if op == "cat":
@@ -229,6 +265,7 @@ def to_graph_module(model: Model) -> Any:
             graph.output(outputs[0] if len(outputs) == 1 else tuple(outputs))
             continue
         fx_node.meta["graft_shape"] = list(node.shape or ())
+        fx_node.meta["graft_dtype"] = node.dtype
         env[node.name] = fx_node
     graph.lint()
     return torch.fx.GraphModule(root, graph, class_name="GraftModule")

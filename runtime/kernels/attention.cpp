@@ -2,7 +2,8 @@
 // the scores of one block of keys at a time (oneDNN's sgemm), masked, folded into a running
 // softmax (the row's maximum and sum so far rescale what is accumulated) and multiplied into
 // the output rows (sgemm again). The L x S score matrix never exists beyond one block, so
-// memory traffic stays linear in the sequence; a causal mask skips the key blocks it hides.
+// memory traffic stays linear in the sequence; a causal mask (is_causal, or a constant mask of
+// that pattern) skips the key blocks it hides.
 // Blocks run in parallel on the OpenMP threads the runtime was given; each has its own slice
 // of the shared scratchpad.
 #include <omp.h>
@@ -184,6 +185,26 @@ void attend(const AttentionGeometry& g, const float* q, const float* k, const fl
   }
 }
 
+/// True if constant mask `c` is the causal mask of L queries and S keys: key j visible to
+/// query i exactly when j <= i (bool true there, or a float 0 there and -inf elsewhere), one
+/// (L, S) matrix for every batch element (its leading dims all 1).
+bool is_causal_constant(const ConstantTensor& c, int64_t l, int64_t s) {
+  if (c.numel() != l * s || c.shape().size() < 2 || c.shape()[c.shape().size() - 2] != l) {
+    return false;
+  }
+  const bool is_bool = c.dtype() == DType::kBool;
+  const auto* flags = reinterpret_cast<const uint8_t*>(c.data);
+  for (int64_t i = 0; i < l; ++i) {
+    for (int64_t j = 0; j < s; ++j) {
+      const int64_t at = i * s + j;
+      const bool visible = is_bool ? flags[at] != 0 : c.f32()[at] == 0.0f;
+      const bool hidden = is_bool ? flags[at] == 0 : c.f32()[at] == -std::numeric_limits<float>::infinity();
+      if (j <= i ? !visible : !hidden) return false;
+    }
+  }
+  return true;
+}
+
 void run_attention(const AttentionGeometry& g, const KernelMemories& m) {
   const auto* q = static_cast<const float*>(m.srcs[0].get_data_handle());
   const auto* k = static_cast<const float*>(m.srcs[1].get_data_handle());
@@ -237,7 +258,13 @@ std::optional<KernelPlan> build_attention(KernelContext& ctx) {
   g.k = aligned_strides(k.shape(), rank);
   g.v = aligned_strides(v.shape(), rank);
   g.m.assign(rank, 0);
-  if (mask.is_tensor()) {
+  // A constant causal mask (a buffer sliced and compared, folded at compile time) is is_causal:
+  // the key blocks it hides are skipped instead of computed and masked.
+  const bool causal_mask = mask.is_tensor() && mask.constant != nullptr &&
+                           is_causal_constant(*mask.constant, g.l, g.s);
+  if (causal_mask) {
+    g.causal = true;
+  } else if (mask.is_tensor()) {
     g.mask = f32(mask) ? MaskKind::kFloat : MaskKind::kBool;
     g.m = aligned_strides(mask.shape(), rank);
   }
@@ -254,11 +281,12 @@ std::optional<KernelPlan> build_attention(KernelContext& ctx) {
   KernelPlan plan = make_plan(ctx);
   for (size_t i = 0; i < 4; ++i) {
     const Operand& o = ctx.operand(i);
-    if (o.is_tensor()) plan.src_mds[i] = plain_md(o.shape(), o.type.dtype);
+    if (o.is_tensor() && !(i == 3 && causal_mask)) plan.src_mds[i] = plain_md(o.shape(), o.type.dtype);
   }
   plan.dst_md = plain_md(out);
   plan.scratchpad_bytes = g.per_thread_floats * sizeof(float) * static_cast<size_t>(g.threads);
-  plan.impl = "attention: blocked online softmax, sgemm";
+  plan.impl = causal_mask ? "attention: blocked online softmax, sgemm, causal mask as is_causal"
+                          : "attention: blocked online softmax, sgemm";
   plan.kernel = std::make_unique<LoopKernel>(
       [geometry = std::move(g)](const KernelMemories& m) { run_attention(geometry, m); });
   return plan;

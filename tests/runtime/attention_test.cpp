@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 
 #include "tests/runtime/runtime_testing.h"
 
@@ -86,5 +87,39 @@ TEST_CASE("attention rows whose keys are all masked are NaN, as torch's", "[runt
     CHECK(std::isnan(o[c]));
     CHECK(std::isfinite(o[4 + c]));
     CHECK(std::isfinite(o[8 + c]));
+  }
+}
+
+TEST_CASE("a constant causal mask runs as is_causal and matches the reference",
+          "[runtime][attention]") {
+  // GPT's mask: a 0/1 lower-triangular buffer compared with 0, which the compiler folds into a
+  // constant bool matrix; the kernel recognises it and skips the hidden key blocks.
+  for (DType mask_dtype : {DType::kBool, DType::kFloat32}) {
+    GraphBuilder b;
+    Node* q = b.input("q", {1, 2, 150, 8});
+    const int64_t n = 150;
+    std::vector<float> tril(static_cast<size_t>(n * n));
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        const bool visible = j <= i;
+        tril[static_cast<size_t>(i * n + j)] =
+            mask_dtype == DType::kBool ? (visible ? 1.0f : 0.0f)
+                                       : (visible ? 0.0f : -std::numeric_limits<float>::infinity());
+      }
+    }
+    b.graph().constants().set("tril", ConstantTensor::from_floats({n, n}, tril));
+    Node* buffer = b.graph().add_get_attr("tril", "tril");
+    Node* mask = mask_dtype == DType::kBool ? b.call("ne", {in(buffer), scalar(0.0)}) : buffer;
+    b.output({b.call("scaled_dot_product_attention", {in(q), in(q), in(q), in(mask)})});
+    INFO("mask " << dtype_name(mask_dtype));
+    std::vector<eval::Tensor> inputs = random_inputs(b.graph(), 9, -2, 2);
+    CHECK(check_all_modes(b.graph(), inputs) == "");
+    std::unique_ptr<runtime::Executable> exe;
+    REQUIRE(check_against_reference(b.graph(), inputs, {}, 1e-4, 1e-4, &exe) == "");
+    bool causal = false;
+    for (const runtime::StepInfo& step : exe->steps()) {
+      causal = causal || step.impl.find("causal mask as is_causal") != std::string::npos;
+    }
+    CHECK(causal);
   }
 }
