@@ -163,7 +163,7 @@ class GraphGen {
   }
 
   Node* image_block(Node* x) {
-    switch (rng_.weighted({6, 2, 2, 2, 3, 1, 2, 2})) {
+    switch (rng_.weighted({6, 2, 2, 2, 3, 1, 2, 2, 1})) {
       case 0: return conv_block(x);
       case 1: return activation(x);
       case 2: return identity(x);
@@ -171,7 +171,8 @@ class GraphGen {
       case 4: return layout(x);
       case 5: return pool(x);
       case 6: return residual(x);
-      default: return to_vector(x);
+      case 7: return to_vector(x);
+      default: return attention_block(x);  // over the last two dims: (N, C) heads of H x W
     }
   }
 
@@ -337,13 +338,16 @@ class GraphGen {
   }
 
   /// Self-attention over x's rows (…, L, F): softmax(x @ (x W)^T, scaled by `* c`, `/ d` or
-  /// not, plus a float mask, a causal -inf fill or neither) @ x: the attention rules. The
-  /// near-misses: a softmax over the queries (dim -2), a shared interior value.
+  /// not, plus a float mask, a causal -inf fill (masked_fill or where) or neither) @ x, with the
+  /// last dims counted from the end or the front: the attention rules and the spellings they
+  /// normalise. The near-misses: a softmax over the queries, a shared interior value.
   Node* attention_block(Node* x) {
-    if (rank_of(x) < 2) return x;
+    const int64_t rank = rank_of(x);
+    if (rank < 2) return x;
     const int64_t f = shape_of(x).back(), l = shape_of(x)[shape_of(x).size() - 2];
     Node* k = op("matmul", {in(x), in(weight({f, f}, f))});
-    Ints last = rng_.chance(0.5) ? Ints{-2, -1} : Ints{-1, -2};
+    Ints last = rng_.pick({Ints{-2, -1}, Ints{-1, -2}, Ints{rank - 2, rank - 1},
+                           Ints{rank - 1, rank - 2}});
     Node* kt = op("transpose", {in(k)}, {{"dim0", last[0]}, {"dim1", last[1]}});
     Node* s = op("matmul", {in(x), in(kt)});
     maybe_share(s);
@@ -352,12 +356,22 @@ class GraphGen {
       case 1: s = op("div", {in(s), scalar(rng_.uniform(2.0, 4.0))}); break;
       default: break;
     }
-    switch (rng_.below(3)) {
+    switch (rng_.below(5)) {
       case 0: s = binary("add", in(s), in(param("mask", {l, l}, -1.0, 0.0))); break;
       case 1: s = op("masked_fill", {in(s), in(causal_hidden(l))}, {{"value", -INFINITY}}); break;
+      case 2: {  // torch.where(keep, s, -inf)
+        Node* keep = op("logical_not", {in(causal_hidden(l))});
+        s = op("where", {in(keep), in(s), scalar(-INFINITY)});
+        break;
+      }
+      case 3: {  // masked_fill(s, ~keep, -inf)
+        Node* keep = op("logical_not", {in(causal_hidden(l))});
+        s = op("masked_fill", {in(s), in(op("logical_not", {in(keep)}))}, {{"value", -INFINITY}});
+        break;
+      }
       default: break;
     }
-    const int64_t dim = rng_.chance(0.1) ? -2 : -1;
+    const int64_t dim = rng_.chance(0.1) ? -2 : rng_.chance(0.5) ? -1 : rank - 1;
     Node* p = op("softmax", {in(s)}, {{"dim", dim}});
     maybe_share(p);
     return op("matmul", {in(p), in(x)});
