@@ -119,7 +119,7 @@ class Compiler {
   std::vector<std::vector<std::pair<md_t, int>>> layouts_;  // per value: its other layouts
   std::vector<Step> steps_;
   std::vector<int> node_values_;  // per node id; -1 until computed
-  std::vector<dnnl::memory> owned_;
+  std::vector<OwnedMemory> owned_;
   size_t weight_bytes_ = 0;
   size_t scratchpad_bytes_ = 0;
   int preferred_block_ = 0;  // KernelContext::preferred_block for every convolution
@@ -241,11 +241,11 @@ int Compiler::value_in(int v, const md_t& want, const std::string& consumer) {
     // A constant in another layout: reorder once, now, and keep the result.
     ConstantTensor c;
     c.data = static_cast<const std::byte*>(b.data);
-    dnnl::memory m = reorder_constant(c, have, want, cpu_engine());
-    owned_.push_back(m);
+    OwnedMemory m = reorder_constant(c, have, want, cpu_engine());
+    void* data = m.memory.get_data_handle();
+    owned_.push_back(std::move(m));
     weight_bytes_ += want.get_size();
-    result = new_value(want, new_buffer({Buffer::Kind::kConstant, want.get_size(), -1,
-                                         m.get_data_handle()}));
+    result = new_value(want, new_buffer({Buffer::Kind::kConstant, want.get_size(), -1, data}));
   } else {
     result = arena_value(want);
     add_reorder(v, result, consumer + ".reorder");

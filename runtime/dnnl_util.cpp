@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "eval/allocation.h"
+
 namespace graft::runtime {
 
 dnnl::memory::dims to_dims(const Shape& shape) {
@@ -101,12 +103,15 @@ dnnl::memory constant_memory(const ConstantTensor& c, const md_t& md, const dnnl
   return dnnl::memory(md, eng, const_cast<std::byte*>(c.data));
 }
 
-dnnl::memory reorder_constant(const ConstantTensor& c, const md_t& have, const md_t& want,
-                              const dnnl::engine& eng) {
+OwnedMemory reorder_constant(const ConstantTensor& c, const md_t& have, const md_t& want,
+                             const dnnl::engine& eng) {
   dnnl::memory src = constant_memory(c, have, eng);
-  dnnl::memory dst(want, eng);
+  OwnedMemory dst;
+  dst.bytes = eval::allocate_buffer(want.get_size(), 64, false,
+                                    [] { return std::string("a reordered weight"); });
+  dst.memory = dnnl::memory(want, eng, dst.bytes.get());
   dnnl::stream s(eng);
-  dnnl::reorder(src, dst).execute(s, src, dst);
+  dnnl::reorder(src, dst.memory).execute(s, src, dst.memory);
   s.wait();
   return dst;
 }

@@ -3,6 +3,7 @@
 // Internal to graft_runtime (it includes dnnl.hpp; public headers must not).
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -42,10 +43,17 @@ std::string impl_name(const dnnl::primitive_desc_base& pd);
 
 /// A memory viewing the constant's bytes (read-only by contract: no kernel writes to it).
 dnnl::memory constant_memory(const ConstantTensor& c, const md_t& md, const dnnl::engine& eng);
+/// A memory on bytes graft allocated (eval/allocation.h: huge pages when large), which `bytes`
+/// keeps alive: oneDNN's own allocations cannot be asked for huge pages, and a model's weights
+/// are read once per run from end to end, where 4 KiB pages cost a TLB miss every 4 KiB.
+struct OwnedMemory {
+  dnnl::memory memory;
+  std::shared_ptr<void> bytes;
+};
 /// A new memory of layout `want` holding the constant (seen as `have`) reordered; used to
 /// put weights into a kernel's preferred layout once, at compile time.
-dnnl::memory reorder_constant(const ConstantTensor& c, const md_t& have, const md_t& want,
-                              const dnnl::engine& eng);
+OwnedMemory reorder_constant(const ConstantTensor& c, const md_t& have, const md_t& want,
+                             const dnnl::engine& eng);
 
 /// The engine and stream every Executable shares (CPU, index 0).
 dnnl::engine& cpu_engine();

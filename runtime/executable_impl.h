@@ -17,7 +17,7 @@ struct Executable::Impl {
   std::vector<std::vector<dnnl::memory>> input_memories;   // per input: memories on its bytes
   std::vector<std::vector<dnnl::memory>> output_memories;  // per output: likewise
   std::vector<TensorInfo> inputs, outputs;
-  std::vector<dnnl::memory> owned;  // constants reordered at compile time
+  std::vector<OwnedMemory> owned;  // constants reordered at compile time
   std::shared_ptr<void> arena;
   std::shared_ptr<void> scratchpad;
   size_t scratchpad_bytes = 0;

@@ -47,14 +47,18 @@ struct ArgSource {
   enum class Kind { kSrc, kDst, kScratchpad, kOwned } kind = Kind::kSrc;
   int index = 0;        // operand index for kSrc
   dnnl::memory owned;   // kOwned: weights reordered at compile time, or a small constant
+  std::shared_ptr<void> owned_bytes;  // kOwned: the bytes `owned` is on, when graft allocated them
   md_t md;              // kSrc/kDst: the descriptor the primitive expects if it differs from
                         // the bound memory's (the same bytes seen differently: a 2-d view of
                         // a plain tensor, a permuted view for a transpose); kScratchpad: the
                         // scratchpad descriptor
-  static ArgSource src(int i, md_t view = {}) { return {Kind::kSrc, i, {}, std::move(view)}; }
-  static ArgSource dst(md_t view = {}) { return {Kind::kDst, 0, {}, std::move(view)}; }
-  static ArgSource scratchpad(md_t md) { return {Kind::kScratchpad, 0, {}, std::move(md)}; }
-  static ArgSource own(dnnl::memory m) { return {Kind::kOwned, 0, std::move(m), {}}; }
+  static ArgSource src(int i, md_t view = {}) { return {Kind::kSrc, i, {}, {}, std::move(view)}; }
+  static ArgSource dst(md_t view = {}) { return {Kind::kDst, 0, {}, {}, std::move(view)}; }
+  static ArgSource scratchpad(md_t md) { return {Kind::kScratchpad, 0, {}, {}, std::move(md)}; }
+  static ArgSource own(dnnl::memory m) { return {Kind::kOwned, 0, std::move(m), {}, {}}; }
+  static ArgSource own(OwnedMemory m) {
+    return {Kind::kOwned, 0, std::move(m.memory), std::move(m.bytes), {}};
+  }
 };
 
 /// One or more oneDNN primitives executed in order with fixed arguments.

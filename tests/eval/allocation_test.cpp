@@ -121,3 +121,20 @@ TEST_CASE("an empty tensor whose other dims multiply past int64 has no elements"
   CHECK(t.numel() == 0);
   CHECK(Tensor::zeros(graft::DType::kFloat32, {0, big, big, big}).numel() == 0);
 }
+
+TEST_CASE("buffers of 2 MiB and more start on a huge-page boundary, smaller ones as asked",
+          "[runtime][allocation]") {
+  // The start is what graft controls; whether the kernel then backs the buffer with huge pages
+  // depends on the machine's transparent-huge-page setting.
+  constexpr size_t kHugePage = size_t{2} << 20;
+  for (size_t bytes : {kHugePage, 3 * kHugePage + 100, size_t{40} << 20}) {
+    std::shared_ptr<void> big = allocate_buffer(bytes, 64, true, no_description);
+    INFO(bytes << " bytes");
+    CHECK(address(big) % kHugePage == 0);
+    const auto* p = static_cast<const unsigned char*>(big.get());
+    CHECK(p[0] == 0);
+    CHECK(p[bytes - 1] == 0);  // zero-filled to the last byte
+  }
+  std::shared_ptr<void> small = allocate_buffer(4096, 64, false, no_description);
+  CHECK(address(small) % 64 == 0);
+}
