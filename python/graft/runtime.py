@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import statistics
 import time
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -16,7 +16,9 @@ _NUMPY_DTYPES = {"float32": np.float32, "float64": np.float64, "float16": np.flo
 
 
 def _to_numpy(value: Any) -> Tuple[np.ndarray, bool]:
-    """(the array, whether it came from torch). CPU torch tensors are viewed, not copied."""
+    """(the array, whether it came from torch). CPU torch tensors are viewed, not copied, and
+    so is any other CPU array that speaks DLPack (`__dlpack__`: JAX, TensorFlow, CuPy's host
+    arrays…)."""
     if isinstance(value, np.ndarray):
         return value, False
     module = type(value).__module__
@@ -24,7 +26,44 @@ def _to_numpy(value: Any) -> Tuple[np.ndarray, bool]:
         if value.requires_grad:
             value = value.detach()
         return value.cpu().numpy(), True
+    if hasattr(value, "__dlpack__"):
+        try:
+            return np.from_dlpack(value), False
+        except (BufferError, RuntimeError, TypeError) as e:  # a device array, an unsupported dtype
+            raise _graft.RunError(f"cannot read a {type(value).__name__} through DLPack: {e} "
+                                  f"(copy it to host memory first)") from None
     return np.asarray(value), False
+
+
+class ProfileRow(NamedTuple):
+    """One step of a profiled run: the node (or inserted reorder), its op, the implementation
+    that ran it ("linear brgemm:avx512_core") and its mean wall time per run in ms."""
+    node: str
+    op: str
+    implementation: str
+    ms: float
+
+
+class Profile(list):
+    """The steps of profiled runs, slowest first (a list of ProfileRow); str() is the table
+    `rewrite bench --profile` prints, by_op() the time per op."""
+
+    def total_ms(self) -> float:
+        return sum(r.ms for r in self)
+
+    def by_op(self) -> List[Tuple[str, float, int]]:
+        """(op, ms per run, steps) per op, the most expensive first."""
+        ops: Dict[str, List[float]] = {}
+        for r in self:
+            ops.setdefault(r.op, []).append(r.ms)
+        return sorted(((op, sum(ms), len(ms)) for op, ms in ops.items()), key=lambda t: -t[1])
+
+    def __str__(self) -> str:
+        total = self.total_ms() or 1.0
+        lines = [f"{'ms/run':>10} {'%':>6}  {'node':<32} {'op':<16} implementation"]
+        lines += [f"{r.ms:10.3f} {100 * r.ms / total:5.1f}%  {r.node:<32} {r.op:<16} "
+                  f"{r.implementation}" for r in self]
+        return "\n".join(lines)
 
 
 class Executable:
@@ -100,14 +139,20 @@ class Executable:
                 "p90_ms": times[min(len(times) - 1, int(0.9 * len(times)))],
                 "min_ms": times[0], "mean_ms": statistics.fmean(times)}
 
-    def profile(self, *inputs: Any) -> List[Tuple[str, str, str, float]]:
-        """One run, step by step: (node, op, implementation, ms), slowest first."""
+    def profile(self, *inputs: Any, iterations: int = 5) -> Profile:
+        """Every step's mean time over `iterations` runs (after one untimed run, which pays for
+        page faults), slowest first: rows (node, op, implementation, ms); print() it for the
+        table `rewrite bench --profile` prints, by_op() for the time per op."""
         arrays = [_to_numpy(x)[0] for x in inputs] or self.random_inputs()
         exe = self.compiled_for([a.shape for a in arrays])
-        exe.run(arrays)  # the first run pays for page faults
-        ms = exe.profile(arrays)
-        rows = [(s[0], s[1], s[2], t) for s, t in zip(exe.steps(), ms)]
-        return sorted(rows, key=lambda r: -r[3])
+        exe.run(arrays)
+        runs = max(1, iterations)
+        totals: Optional[List[float]] = None
+        for _ in range(runs):
+            ms = exe.profile(arrays)
+            totals = ms if totals is None else [a + b for a, b in zip(totals, ms)]
+        rows = [ProfileRow(s[0], s[1], s[2], t / runs) for s, t in zip(exe.steps(), totals or [])]
+        return Profile(sorted(rows, key=lambda r: -r.ms))
 
     def __repr__(self) -> str:
         return f"<graft.Executable of {self.model!r}: {len(self._compiled)} shapes compiled>"

@@ -69,3 +69,35 @@ def test_bench_and_profile_report_times(tiny_cnn):
     rows = run.profile()
     assert rows and all(ms >= 0 for *_rest, ms in rows)
     assert any(op == "conv2d" for _name, op, _impl, _ms in rows)
+
+
+def test_profile_is_the_cli_table_and_sums_by_op(tiny_cnn):
+    run = graft.compile(graft.load(tiny_cnn), threads=1)
+    profile = run.profile(iterations=2)
+    assert [r.ms for r in profile] == sorted((r.ms for r in profile), reverse=True)
+    table = str(profile).splitlines()
+    assert table[0].split()[:4] == ["ms/run", "%", "node", "op"]
+    assert len(table) == len(profile) + 1
+    assert any(r.op == "conv2d" and r.node in table[i + 1] for i, r in enumerate(profile))
+    by_op = dict((op, ms) for op, ms, _steps in profile.by_op())
+    assert abs(sum(by_op.values()) - profile.total_ms()) < 1e-9
+    assert by_op["conv2d"] == sum(r.ms for r in profile if r.op == "conv2d")
+
+
+class _DLPackOnly:
+    """An array that only speaks DLPack (as a JAX or TensorFlow CPU array would)."""
+
+    def __init__(self, array):
+        self._array = array
+
+    def __dlpack__(self, stream=None):
+        return self._array.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self._array.__dlpack_device__()
+
+
+def test_dlpack_inputs_are_read_without_numpy(tiny_cnn):
+    run = graft.compile(graft.load(tiny_cnn), threads=1)
+    x = np.random.default_rng(3).uniform(-1, 1, (1, 3, 32, 32)).astype(np.float32)
+    np.testing.assert_array_equal(run(_DLPackOnly(x)), run(x))
