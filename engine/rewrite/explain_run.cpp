@@ -38,4 +38,32 @@ std::optional<RunExplanation> explain_in_run(const Graph& graph, const CompiledR
   return out;
 }
 
+std::string format_run_explanation(const std::string& rule, const std::string& node,
+                                   const RunExplanation& run) {
+  const std::string at = rule + "@" + node;
+  std::string out;
+  auto took = [&](const AppliedRewrite& r, const std::string& phase) {
+    return r.rule + " (phase '" + phase + "') took '" + node + "' first" +
+           (r.anchor == node ? "" : ", anchored at '" + r.anchor + "'");
+  };
+  for (const RunExplanation::AtPhase& p : run.phases) {
+    out += at + " in phase '" + p.phase + "': ";
+    if (!p.node_present) {
+      out += run.taken_by ? "'" + node + "' is gone: " + took(*run.taken_by, run.taken_in_phase)
+                          : "'" + node + "' is gone";
+    } else {
+      out += (p.why.matched ? "" : "no match: ") + p.why.reason;
+    }
+    out += "\n";
+  }
+  if (applied_at(run, rule, node)) {
+    out += at + ": applied in phase '" + run.taken_in_phase + "'\n";
+  } else if (run.taken_by) {
+    out += at + ": not applied: " + took(*run.taken_by, run.taken_in_phase) + "\n";
+  } else {
+    out += at + ": not applied\n";
+  }
+  return out;
+}
+
 }  // namespace graft

@@ -150,6 +150,16 @@ std::optional<RunExplanation> explain_in_run(const Graph& graph, const CompiledR
                                              RewriteOptions options, const std::string& rule,
                                              const std::string& node, DiagnosticEngine& diags);
 
+/// One line per phase that holds the rule (what it finds on the graph that phase starts from),
+/// then what became of the node: `RULE@NODE in phase 'fuse': no match: …`, `RULE@NODE: not
+/// applied: conv_add_relu (phase 'fuse') took 'add' first, anchored at 'relu'`.
+std::string format_run_explanation(const std::string& rule, const std::string& node,
+                                   const RunExplanation& run);
+/// True if the run applied `rule` at `node` itself.
+inline bool applied_at(const RunExplanation& run, const std::string& rule, const std::string& node) {
+  return run.taken_by && run.taken_by->rule == rule && run.taken_by->anchor == node;
+}
+
 /// Why `rule` does or does not rewrite at the node named `node` (`--explain RULE@NODE`): the
 /// first failing structural, attribute or `where` check, or the driver's reason to decline a
 /// match (an interior value used outside it, a cycle). Reports unknown names to `diags`.

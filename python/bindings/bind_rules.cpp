@@ -102,6 +102,21 @@ py::tuple explain(const ModelHandle& model, const RulesHandle& rules, const std:
   return py::make_tuple(why->matched, why->reason, doc);
 }
 
+/// (applied, the CLI's text) for `rule` at `node` over a whole run of `rules` on `model`.
+py::tuple explain_run(const ModelHandle& model, const RulesHandle& rules, const std::string& rule,
+                      const std::string& node) {
+  DiagnosticEngine diags(rules.sources.get());
+  std::optional<RunExplanation> run;
+  {
+    py::gil_scoped_release release;
+    RewriteOptions options;
+    options.fold = eval::reference_constant_folder();
+    run = explain_in_run(model.graph(), *rules.compiled, options, rule, node, diags);
+  }
+  if (!run) raise<RewriteError>(diags, "cannot explain " + rule + "@" + node);
+  return py::make_tuple(applied_at(*run, rule, node), format_run_explanation(rule, node, *run));
+}
+
 }  // namespace
 
 void bind_rules(py::module_& m) {
@@ -128,6 +143,8 @@ void bind_rules(py::module_& m) {
   m.def("rewrite", &rewrite, py::arg("model"), py::arg("rules"), py::arg("stats") = false,
         py::arg("verify_each") = false);
   m.def("explain", &explain, py::arg("model"), py::arg("rules"), py::arg("rule"), py::arg("node"));
+  m.def("explain_run", &explain_run, py::arg("model"), py::arg("rules"), py::arg("rule"),
+        py::arg("node"));
 }
 
 }  // namespace graft::python

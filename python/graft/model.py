@@ -115,22 +115,26 @@ class Model:
                 verify_each: bool = False) -> "RewriteResult":
         """Applies every phase of `rules`, as `rewrite --rules` does, to a copy of this model.
 
-        explain="RULE@NODE" also says why RULE does or does not rewrite at NODE of this model
-        (result.explanation). Raises RewriteError (with the rule's file:line) when a rewrite
-        fails.
+        explain="RULE@NODE" also says what became of RULE at NODE in this run, as
+        `rewrite --explain RULE@NODE` prints it: result.explanation is (applied, text), the
+        text one line per phase that holds the rule (what it finds on the graph that phase
+        starts from) and a last line saying whether it applied there or which rewrite took the
+        node first. Raises RewriteError (with the rule's file:line) when a rewrite fails.
         """
         explanation = None
         if explain is not None:
             rule, at, node = explain.partition("@")
             if not rule or not at or not node:
                 raise ValueError(f"explain takes 'RULE@NODE', got {explain!r}")
-            explanation = self.explain(rules, rule, node)
+            explanation = _graft.explain_run(self._handle, rules._handle, rule, node)
         handle, applied, rule_stats = _graft.rewrite(self._handle, rules._handle, stats,
                                                      verify_each)
         return RewriteResult(Model(handle), [tuple(a) for a in applied], rule_stats, explanation)
 
     def explain(self, rules: "Rules", rule: str, node: str) -> Tuple[bool, str]:
-        """Why `rule` does or does not rewrite at `node` (`rewrite --explain RULE@NODE`)."""
+        """Whether `rule` matches at `node` of this model as it is, and why (not): the first
+        failing check, or the driver's reason to decline. rewrite(explain=...) follows the
+        node through a whole run instead."""
         matched, reason, _doc = _graft.explain(self._handle, rules._handle, rule, node)
         return matched, reason
 

@@ -46,6 +46,12 @@ def test_explain_says_why_a_rule_does_not_match(tiny_cnn, fuse_rules):
     assert reason
     with pytest.raises(graft.RewriteError, match="no_such_rule"):
         model.explain(rules, "no_such_rule", "stem_bn")
-    result = model.rewrite(rules, explain="fuse_conv_bn@stem_conv")
-    assert result.explanation == (matched, reason)
+    result = model.rewrite(rules, explain="fuse_conv_bn@stem_bn")
+    applied, text = result.explanation
+    assert applied
+    assert "fuse_conv_bn@stem_bn in phase" in text
+    assert text.splitlines()[-1].startswith("fuse_conv_bn@stem_bn: applied in phase")
+    applied, text = model.rewrite(rules, explain="fuse_conv_bn@stem_conv").explanation
+    assert not applied
+    assert "no match" in text
     assert "batch_norm" not in result.model.op_counts()

@@ -82,37 +82,6 @@ void print_doc(const std::string& doc) {
   }
 }
 
-/// One line per phase that holds the rule (what it finds on the graph that phase starts from),
-/// then what became of the node: `RULE@NODE in phase 'fuse': no match: …`, `RULE@NODE: not
-/// applied: conv_add_relu (phase 'fuse') took 'add' first, anchored at 'relu'`.
-std::string format_run_explanation(const std::string& rule, const std::string& node,
-                                   const RunExplanation& run) {
-  const std::string at = rule + "@" + node;
-  std::string out;
-  auto took = [&](const AppliedRewrite& r, const std::string& phase) {
-    return r.rule + " (phase '" + phase + "') took '" + node + "' first" +
-           (r.anchor == node ? "" : ", anchored at '" + r.anchor + "'");
-  };
-  for (const RunExplanation::AtPhase& p : run.phases) {
-    out += at + " in phase '" + p.phase + "': ";
-    if (!p.node_present) {
-      out += run.taken_by ? "'" + node + "' is gone: " + took(*run.taken_by, run.taken_in_phase)
-                          : "'" + node + "' is gone";
-    } else {
-      out += (p.why.matched ? "" : "no match: ") + p.why.reason;
-    }
-    out += "\n";
-  }
-  if (run.taken_by && run.taken_by->rule == rule && run.taken_by->anchor == node) {
-    out += at + ": applied in phase '" + run.taken_in_phase + "'\n";
-  } else if (run.taken_by) {
-    out += at + ": not applied: " + took(*run.taken_by, run.taken_in_phase) + "\n";
-  } else {
-    out += at + ": not applied\n";
-  }
-  return out;
-}
-
 int rewrite_model(const RewriteFlags& flags) {
   bool writes = !flags.dry_run && flags.explain.empty();
   if (writes && flags.output.empty() && !flags.in_place) {
