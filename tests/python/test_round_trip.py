@@ -34,6 +34,11 @@ SPECS = [
     (os.path.join(MODELS, "nanogpt.py") + ":make_gpt", "aten", 1),
     (os.path.join(MODELS, "bert_encoder.py") + ":make_bert", "aten", 1),
     (os.path.join(MODELS, "lstm_tagger.py") + ":make_lstm_tagger", "aten", 1),
+    (os.path.join(MODELS, "decoder_block.py") + ":make_decoder_block", "fx", 2),
+    (os.path.join(MODELS, "decoder_block.py") + ":make_decoder_block", "aten", 2),
+    (os.path.join(MODELS, "unet.py") + ":make_unet", "auto", 1),
+    (os.path.join(MODELS, "pad_pool3d_models.py") + ":make_pad_pool3d", "fx", 1),
+    (os.path.join(MODELS, "pad_pool3d_models.py") + ":make_pad_pool3d_aten", "aten", 1),
 ]
 
 
