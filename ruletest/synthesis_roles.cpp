@@ -53,7 +53,7 @@ int input_rank(OperandRole role) {
 bool from_input(OperandRole role) {
   return role == kConvWeight || role == kLinearWeight || role == kMatmulOther ||
          role == kOutChannels || role == kChannel || role == kPositiveChannel ||
-         role == kNormalized;
+         role == kNormalized || role == kConvTransposeWeight || role == kTransposedOutChannels;
 }
 
 TensorType tensor(Shape shape) { return TensorType{DType::kFloat32, std::move(shape)}; }
@@ -78,7 +78,9 @@ std::optional<AttrValue> other_than_default(const AttrSpec& spec) {
 std::vector<AttrValue> candidates(const AttrSpec& spec, const TensorType* x) {
   const std::string& a = spec.name;
   int64_t rank = x != nullptr ? x->rank() : 4;
-  auto pair = [](int64_t v) { return AttrValue{std::vector<int64_t>{v, v}}; };
+  // One value per spatial dim: conv1d's stride has one item, conv3d's three.
+  const auto items = static_cast<size_t>(spec.fixed_length > 0 ? spec.fixed_length : 2);
+  auto pair = [items](int64_t v) { return AttrValue{std::vector<int64_t>(items, v)}; };
   if (a == "stride") return {pair(1), pair(2)};
   if (a == "padding") return {pair(0), pair(1)};
   if (a == "dilation") return {pair(1), pair(2)};
@@ -156,6 +158,11 @@ std::optional<TensorType> Synth::role_type(const OpSchema& s, size_t index,
   const TensorType* x = known(0);
   *positive = role == kPositive || role == kPositiveChannel;
   if (role == kLikeResult) return infer(s, vals, attrs);
+  if (role == kConvInput) {  // (N, C, *spatial): as many spatial dims as the stride has items
+    const int stride = s.attr_index("stride");
+    const int spatial = stride >= 0 ? std::max(1, s.attrs[static_cast<size_t>(stride)].fixed_length) : 2;
+    return tensor(default_shape(rank_of(name, 2 + spatial), name));
+  }
   if (const TensorType* key = known(1); role == kScores && x && key && x->rank() >= 2 &&
                                         key->rank() >= 2) {
     Shape scores = x->shape;  // (…, L, E) -> (…, L, S)
@@ -203,8 +210,13 @@ std::optional<TensorType> Synth::input_role_type(const OpSchema& s, OperandRole 
   };
   const int64_t out_features = shape_choice_ == 0 ? 6 : 5;
   switch (role) {
-    case kConvWeight: {
-      if (x->rank() != 4) return tensor(default_shape(4, name));
+    case kConvWeight:
+    case kConvTransposeWeight: {
+      // (N, C, *spatial) with one spatial dim per stride item (conv1d: 1, conv2d: 2, …).
+      const int stride = s.attr_index("stride");
+      const int64_t spatial =
+          stride >= 0 ? std::max(1, s.attrs[static_cast<size_t>(stride)].fixed_length) : 2;
+      if (x->rank() != 2 + spatial) return tensor(default_shape(static_cast<int>(2 + spatial), name));
       const AttrValue* g = attr("groups");
       int64_t channels = x->shape[1];
       int64_t groups =
@@ -215,10 +227,18 @@ std::optional<TensorType> Synth::input_role_type(const OpSchema& s, OperandRole 
       }
       int64_t out =
           groups > 1 && groups == channels ? channels : groups * ((6 + groups - 1) / groups);
-      return tensor({out, channels / groups, 3, 3});
+      // (O, C/groups, 3, …) or, transposed, (C, O/groups, 3, …): one 3 per spatial dim.
+      Shape weight = role == kConvWeight ? Shape{out, channels / groups} : Shape{channels, out / groups};
+      weight.resize(static_cast<size_t>(2 + spatial), 3);
+      return tensor(weight);
     }
     case kLinearWeight: return tensor({out_features, x->shape.back()});
     case kOutChannels: return tensor({w != nullptr ? w->shape[0] : out_features});
+    case kTransposedOutChannels: {
+      const AttrValue* g = attr("groups");
+      int64_t groups = g != nullptr && std::holds_alternative<int64_t>(*g) ? std::get<int64_t>(*g) : 1;
+      return tensor({w != nullptr && w->rank() >= 2 ? w->shape[1] * groups : out_features});
+    }
     case kMatmulOther: {
       int64_t k = x->shape.back();
       return rank_of(name, 2) == 1 ? tensor({k}) : tensor({k, out_features});

@@ -125,6 +125,9 @@ enum class OperandRole : uint8_t {
   kNormalized,     // the normalized_shape attribute's dims (layer_norm's weight and bias)
   kLikeResult,     // the op's result shape (a fused op's residual)
   kScores,         // (…, L, S) for a query (…, L, E) and a key (…, S, E): an attention mask
+  kConvInput,      // (N, C, *spatial) with as many spatial dims as the op's stride has items
+  kConvTransposeWeight,  // (C, O/groups, k, …) for the input's C: a transposed convolution's
+  kTransposedOutChannels,  // (O): a transposed convolution's bias, its weight's dim 1 x groups
 };
 
 /// The activation names of the fused ops (conv2d_post's `activation`) and their formulas;

@@ -252,13 +252,13 @@ std::vector<OpDef> builtin_op_defs() {
       {"conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, "
        "int[1] padding=0, int[1] dilation=1, int groups=1)",
        {}, conv1d, "1-D convolution over (N, C, L) or (C, L); weight is (O, C/groups, kL)",
-       family(kConvNd)},
+       family(kConvNd, {kConvInput, kConvWeight, kOutChannels})},
       {"conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, "
        "int[3] padding=0, int[3] dilation=1, int groups=1)",
        {}, conv3d,
        "3-D convolution over (N, C, D, H, W) or (C, D, H, W); weight is (O, C/groups, kD, kH, "
        "kW)",
-       family(kConvNd)},
+       family(kConvNd, {kConvInput, kConvWeight, kOutChannels})},
 
       // ** resampling ** torch's other modes (linear, bicubic, trilinear, area, nearest-exact)
       // and recompute_scale_factor / antialias are not in graft; exporters refuse them.
@@ -326,19 +326,19 @@ std::vector<OpDef> builtin_op_defs() {
        "int[1] padding=0, int[1] output_padding=0, int groups=1, int[1] dilation=1)",
        {}, conv_transpose1d,
        "transposed 1-D convolution over (N, C, L) or (C, L); weight is (C, O/groups, kL)",
-       family(kConvTranspose)},
+       family(kConvTranspose, {kConvInput, kConvTransposeWeight, kTransposedOutChannels})},
       {"conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, "
        "int[2] padding=0, int[2] output_padding=0, int groups=1, int[2] dilation=1)",
        {}, conv_transpose2d,
        "transposed 2-D convolution over (N, C, H, W) or (C, H, W); weight is (C, O/groups, kH, "
        "kW)",
-       family(kConvTranspose)},
+       family(kConvTranspose, {kConvInput, kConvTransposeWeight, kTransposedOutChannels})},
       {"conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, "
        "int[3] padding=0, int[3] output_padding=0, int groups=1, int[3] dilation=1)",
        {}, conv_transpose3d,
        "transposed 3-D convolution over (N, C, D, H, W) or (C, D, H, W); weight is (C, "
        "O/groups, kD, kH, kW)",
-       family(kConvTranspose)},
+       family(kConvTranspose, {kConvInput, kConvTransposeWeight, kTransposedOutChannels})},
       {"group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, "
        "float eps=1e-05)",
        {}, group_norm,

@@ -163,7 +163,7 @@ class GraphGen {
   }
 
   Node* image_block(Node* x) {
-    switch (rng_.weighted({6, 2, 2, 2, 3, 1, 2, 2, 1})) {
+    switch (rng_.weighted({6, 2, 2, 2, 3, 1, 2, 2, 1, 2})) {
       case 0: return conv_block(x);
       case 1: return activation(x);
       case 2: return identity(x);
@@ -172,7 +172,8 @@ class GraphGen {
       case 5: return pool(x);
       case 6: return residual(x);
       case 7: return to_vector(x);
-      default: return attention_block(x);  // over the last two dims: (N, C) heads of H x W
+      case 8: return attention_block(x);  // over the last two dims: (N, C) heads of H x W
+      default: return other_conv_block(x);
     }
   }
 
@@ -251,6 +252,41 @@ class GraphGen {
       y = batch_norm(y, out);
     }
     return activation_residual_dropout(y, 0.2);
+  }
+
+  /// A conv1d, conv3d or transposed convolution (1-, 2- or 3-d) that keeps H x W, usually
+  /// followed by batch-norm: the fold_*_bn rules of those ops. conv1d runs over the image's
+  /// rows flattened (N, C, H * W), the 3-d ones over (N, C, 1, H, W); a grouped transposed
+  /// convolution, whose batch-norm must stay, is the near-miss.
+  Node* other_conv_block(Node* x) {
+    const Shape s = shape_of(x);
+    const int64_t c = s[1], out = rng_.pick({4, 6, 8});
+    const int kind = rng_.below(5);  // conv1d, conv3d, conv_transpose1d, 2d, 3d
+    const bool transposed = kind >= 2;
+    const int64_t spatial = kind == 0 || kind == 2 ? 1 : kind == 3 ? 2 : 3;
+    const int64_t groups = transposed && c % 2 == 0 && out % 2 == 0 && rng_.chance(0.15) ? 2 : 1;
+    // A 3-d kernel is 1 deep over the one-deep volume; padding 1 keeps every size.
+    Ints kernel(static_cast<size_t>(spatial), 3), padding(static_cast<size_t>(spatial), 1);
+    if (spatial == 3) kernel[0] = 1, padding[0] = 0;
+    Shape w_shape = transposed ? Shape{c, out / groups} : Shape{out, c};
+    for (int64_t k : kernel) w_shape.push_back(k);
+    int64_t fan_in = c / groups;
+    for (int64_t k : kernel) fan_in *= k;
+    Node* w = weight(w_shape, fan_in);
+    Input b = rng_.chance(0.5) ? in(param("bias", {out}, -0.5, 0.5)) : none();
+    Node* v = x;
+    if (spatial == 1) v = op("flatten", {in(x)}, {{"start_dim", int64_t{2}}});
+    if (spatial == 3) v = op("unsqueeze", {in(x)}, {{"dim", int64_t{2}}});
+    static const char* const kOps[] = {"conv1d", "conv3d", "conv_transpose1d",
+                                       "conv_transpose2d", "conv_transpose3d"};
+    AttrList attrs = {{"padding", padding}};
+    if (groups > 1) attrs.push_back({"groups", groups});
+    Node* y = op(kOps[kind], {in(v), in(w), b}, attrs);
+    if (rng_.chance(0.7)) {
+      maybe_share(y);
+      y = batch_norm(y, out);
+    }
+    return op("reshape", {in(y)}, {{"shape", Ints{s[0], out, s[2], s[3]}}});
   }
 
   /// Inference batch-norm over `channels`: running_var positive, affine almost always.
