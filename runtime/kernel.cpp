@@ -1,6 +1,7 @@
 // PrimitiveKernel binding and the KernelContext accessors builders use.
 #include "runtime/kernel.h"
 
+#include "engine/io/safetensors.h"
 #include "engine/support/check.h"
 
 namespace graft::runtime {
@@ -185,6 +186,8 @@ void bind_parameter(const KernelContext& ctx, KernelPlan& plan,
   if (operand.constant != nullptr) {
     args.push_back({arg, ArgSource::own(reorder_constant(*operand.constant, given, wanted, ctx.engine()))});
     plan.weight_bytes += wanted.get_size();
+    // The kernel reads its copy from now on: the file's pages need not stay in memory too.
+    drop_resident_pages(*operand.constant);
   } else {
     plan.src_mds[static_cast<size_t>(slot)] = wanted;
     args.push_back({arg, ArgSource::src(slot)});

@@ -5,6 +5,7 @@
 #include "engine/io/safetensors.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdint>
@@ -82,7 +83,23 @@ std::optional<SafetensorsFile> read_safetensors(const std::string& path, Diagnos
     diags.error(DiagLocation::in_file(path), error);
     return std::nullopt;
   }
-  return parse_safetensors(file->data(), file->size(), file, path, diags);
+  std::optional<SafetensorsFile> parsed =
+      parse_safetensors(file->data(), file->size(), file, path, diags);
+  if (parsed) {
+    for (auto& [name, t] : parsed->tensors) {
+      t.file_backed = t.data >= file->data() && t.data < file->data() + file->size();
+    }
+  }
+  return parsed;
+}
+
+void drop_resident_pages(const ConstantTensor& c) {
+  if (!c.file_backed || c.nbytes == 0) return;
+  // Only the pages that hold nothing but this tensor's bytes: a neighbour's are left alone.
+  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto begin = (reinterpret_cast<uintptr_t>(c.data) + page - 1) / page * page;
+  const auto end = (reinterpret_cast<uintptr_t>(c.data) + c.nbytes) / page * page;
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
 }
 
 std::optional<SafetensorsFile> parse_safetensors(const std::byte* data, size_t size,

@@ -35,6 +35,12 @@ class MappedFile {
   size_t size_ = 0;
 };
 
+/// Lets the kernel drop the resident pages of a file-backed constant (ConstantTensor::
+/// file_backed; others are left alone): its bytes stay readable, paged back in from the file
+/// if read again. The runtime calls it once it holds a reordered copy of a weight, so that the
+/// process does not keep both in memory.
+void drop_resident_pages(const ConstantTensor& c);
+
 struct SafetensorsFile {
   std::map<std::string, ConstantTensor> tensors;
   std::map<std::string, std::string> metadata;

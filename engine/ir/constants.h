@@ -26,6 +26,9 @@ struct ConstantTensor {
   const std::byte* data = nullptr;    // little-endian, row-major, dtype_size(dtype) * count
   size_t nbytes = 0;
   std::shared_ptr<const void> owner;  // the mmapped file or an owned buffer
+  /// The bytes are a read-only file mapping's (model.safetensors): pages dropped from memory
+  /// (drop_resident_pages) are read back from the file on the next access.
+  bool file_backed = false;
 
   /// The tensor's type (concrete), unique_type()'s copy: `&a.type() == &b.type()` iff the
   /// types are equal, so a check that a tensor has an expected type is one comparison, and

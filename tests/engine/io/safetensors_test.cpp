@@ -8,7 +8,10 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <vector>
+
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 
@@ -595,4 +598,48 @@ TEST_CASE("safetensors describes deep or long values by their kind", "[engine][s
   Diagnostic text =
       single_error(make_file(R"({"__metadata__":")" + std::string(100, 'x') + R"("})"));
   CHECK(text.message == "__metadata__ must be an object mapping strings to strings, got a string");
+}
+
+namespace {
+
+/// This process's resident memory in bytes (/proc/self/statm's second field, in pages).
+size_t resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  size_t size = 0, resident = 0;
+  statm >> size >> resident;
+  return resident * static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+}
+
+}  // namespace
+
+TEST_CASE("dropping a mapped tensor's pages frees the memory and keeps its values; owned "
+          "tensors are left alone",
+          "[engine][safetensors]") {
+  const size_t count = size_t{8} << 20 >> 2;  // 8 MiB of floats
+  std::vector<float> values(count);
+  for (size_t i = 0; i < count; ++i) values[i] = static_cast<float>(i % 1000);
+  std::map<std::string, ConstantTensor> tensors;
+  tensors["big"] = ConstantTensor::from_floats({static_cast<int64_t>(count)}, values);
+  const std::string path = testing::make_temp_dir("drop_pages") + "/w.safetensors";
+  testing::write_file(path, serialize_safetensors(tensors, {}));
+  DiagnosticEngine diags;
+  std::optional<SafetensorsFile> file = read_safetensors(path, diags);
+  REQUIRE(file);
+  const ConstantTensor& big = file->tensors.at("big");
+  CHECK(big.file_backed);
+  double sum = 0;
+  for (size_t i = 0; i < count; i += 1024) sum += float_at(big, i);  // every page resident
+  const size_t before = resident_bytes();
+  drop_resident_pages(big);
+  const size_t after = resident_bytes();
+  CHECK(before >= after + (size_t{6} << 20));  // most of the 8 MiB
+  double again = 0;
+  for (size_t i = 0; i < count; i += 1024) again += float_at(big, i);  // read back from the file
+  CHECK(again == sum);
+
+  // An owned tensor (folded, or an aligned copy) has no file to read back from: untouched.
+  const ConstantTensor& owned = tensors.at("big");
+  CHECK_FALSE(owned.file_backed);
+  drop_resident_pages(owned);
+  CHECK(float_at(owned, count - 1) == values[count - 1]);
 }
