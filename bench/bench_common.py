@@ -1,8 +1,10 @@
-"""What bench/runtime_bench.py and bench/transformer_bench.py share: running a child process
-and reading its last JSON line, one measurement in a fresh process with the thread variables
+"""What bench/runtime_bench.py and bench/transformer_bench.py share: their command-line
+options for the model x batch x threads matrix, running a child process and reading its last
+JSON line, one measurement in a fresh process with the thread variables
 set, medians over rounds, the OpenBLAS check for PyTorch, op counts of a model, cache
 staleness, and the JSON report file.
 """
+import argparse
 import json
 import os
 import statistics
@@ -26,6 +28,27 @@ class CommandFailed(SystemExit):
     def last_line(self):
         lines = [line for line in self.stderr.strip().splitlines() if line.strip()]
         return lines[-1] if lines else f"exit {self.returncode}"
+
+
+def matrix_parser(doc, models, cache, build_help, no_build_help, quick_help, iters):
+    """An argument parser with the options both benchmarks take: --build, --cache (default
+    BUILD/tmp/`cache`), --models, --batches, --threads, --iters, --warmup, --rounds, --quick,
+    --no-build, --no-install, --json."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"), help=build_help)
+    ap.add_argument("--cache", help=f"exported and rewritten models; default BUILD/tmp/{cache}")
+    ap.add_argument("--models", nargs="+", default=models, choices=models)
+    ap.add_argument("--batches", nargs="+", type=int, default=[1, 8])
+    ap.add_argument("--threads", nargs="+", type=int, default=[1, 2])
+    ap.add_argument("--iters", type=int, default=iters, help="timed runs per process (median)")
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="processes per tool and configuration, interleaved (median over rounds)")
+    ap.add_argument("--quick", action="store_true", help=quick_help)
+    ap.add_argument("--no-build", action="store_true", help=no_build_help)
+    ap.add_argument("--no-install", action="store_true", help="do not apt-get install libopenblas0-pthread")
+    ap.add_argument("--json", metavar="FILE", help="write every figure (all rounds) to FILE")
+    return ap
 
 
 def log(msg):

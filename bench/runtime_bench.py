@@ -23,12 +23,11 @@ each measurement: figures taken on a loaded machine are not comparable.
     bench/runtime_bench.py --build build --quick
     bench/runtime_bench.py --build build --iters 20 --rounds 3 --conv --json out.json
 """
-import argparse
 import os
 import statistics
 
-from bench_common import (PYTHON, ROOT, ensure_openblas, exporter_sources, log, measure, op_counts,
-                          rule_files, run, stale, summarise, write_json)
+from bench_common import (PYTHON, ROOT, ensure_openblas, exporter_sources, log, matrix_parser, measure,
+                          op_counts, rule_files, run, stale, summarise, write_json)
 
 MODELS = ["resnet18", "resnet50", "mobilenet_v2"]
 NAMES = {"resnet18": "ResNet-18", "resnet50": "ResNet-50", "mobilenet_v2": "MobileNetV2"}
@@ -63,25 +62,14 @@ def prepare(model, build, cache, extra_fuse_passes):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--build", default=os.path.join(ROOT, "build"),
-                    help="CMake build tree with bin/rewrite (and bin/conv_efficiency for --conv)")
-    ap.add_argument("--cache", help="exported and rewritten models; default BUILD/tmp/runtime-bench")
-    ap.add_argument("--models", nargs="+", default=MODELS, choices=MODELS)
-    ap.add_argument("--batches", nargs="+", type=int, default=[1, 8])
-    ap.add_argument("--threads", nargs="+", type=int, default=[1, 2])
-    ap.add_argument("--iters", type=int, default=20, help="timed runs per process (median)")
-    ap.add_argument("--warmup", type=int, default=3)
-    ap.add_argument("--rounds", type=int, default=3,
-                    help="processes per tool and configuration, interleaved (median over rounds)")
-    ap.add_argument("--quick", action="store_true",
-                    help="smoke run: resnet18, batch 1, 1 thread, 5 iterations, 1 round, with --conv")
+    ap = matrix_parser(__doc__, MODELS, "runtime-bench",
+                       build_help="CMake build tree with bin/rewrite (and bin/conv_efficiency for --conv)",
+                       no_build_help="do not build the rewrite and conv_efficiency targets",
+                       quick_help="smoke run: resnet18, batch 1, 1 thread, 5 iterations, 1 round, with --conv",
+                       iters=20)
     ap.add_argument("--conv", action="store_true", help="also run bench/conv_efficiency per configuration")
     ap.add_argument("--extra-fuse-passes", type=int, default=0, metavar="K",
                     help="after rules/std.rules, apply rules/fuse_post_ops.rules up to K more times")
-    ap.add_argument("--no-build", action="store_true", help="do not build the rewrite and conv_efficiency targets")
-    ap.add_argument("--no-install", action="store_true", help="do not apt-get install libopenblas0-pthread")
-    ap.add_argument("--json", metavar="FILE", help="write every figure (all rounds) to FILE")
     args = ap.parse_args()
     if args.quick:
         args.models, args.batches, args.threads = ["resnet18"], [1], [1]

@@ -22,18 +22,20 @@ The host's FMA peak at each thread count is measured first (bench/fma_peak); "pe
 share of it the whole model reaches in graft: model FLOPs / graft's p50 / peak.
 
 Every process gets OMP_NUM_THREADS=T and OPENBLAS_NUM_THREADS=T besides its own thread
-setting. A row whose export, rewrite or run fails is reported as failed and the others go on.
+setting. A row whose export, rewrite or run fails is reported as failed and the others go on;
+the script then exits with status 1 (after writing --json). Missed bars are reported, not an
+error.
 
     bench/transformer_bench.py --build build --quick
     bench/transformer_bench.py --build build --iters 10 --rounds 3 --json transformer.json
 """
-import argparse
 import os
 import statistics
+import sys
 
 from bench_common import (PYTHON, ROOT, CommandFailed, ensure_openblas, exporter_sources, last_json,
-                          log, measure, op_counts, rule_files, run, stale, summarise, thread_env,
-                          write_json)
+                          log, matrix_parser, measure, op_counts, rule_files, run, stale, summarise,
+                          thread_env, write_json)
 
 MODELS_FILE = os.path.join(ROOT, "bench", "transformer_models.py")
 MODELS = ["vit_b_16", "bert_base", "gpt2_small"]
@@ -145,23 +147,12 @@ def profile_line(row):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--build", default=os.path.join(ROOT, "build"),
-                    help="CMake build tree with bin/rewrite, bin/matmul_efficiency and bin/fma_peak")
-    ap.add_argument("--cache", help="exported and rewritten models; default BUILD/tmp/transformer-bench")
-    ap.add_argument("--models", nargs="+", default=MODELS, choices=MODELS)
-    ap.add_argument("--batches", nargs="+", type=int, default=[1, 8])
-    ap.add_argument("--threads", nargs="+", type=int, default=[1, 2])
-    ap.add_argument("--iters", type=int, default=10, help="timed runs per process (median)")
-    ap.add_argument("--warmup", type=int, default=3)
-    ap.add_argument("--rounds", type=int, default=3,
-                    help="processes per tool and configuration, interleaved (median over rounds)")
-    ap.add_argument("--quick", action="store_true",
-                    help="smoke run: every model, batch 1, 1 thread, 5 iterations, 1 round")
+    ap = matrix_parser(__doc__, MODELS, "transformer-bench",
+                       build_help="CMake build tree with bin/rewrite, bin/matmul_efficiency and bin/fma_peak",
+                       no_build_help="do not build rewrite, matmul_efficiency, fma_peak",
+                       quick_help="smoke run: every model, batch 1, 1 thread, 5 iterations, 1 round",
+                       iters=10)
     ap.add_argument("--no-matmul", action="store_true", help="skip bench/matmul_efficiency")
-    ap.add_argument("--no-build", action="store_true", help="do not build rewrite, matmul_efficiency, fma_peak")
-    ap.add_argument("--no-install", action="store_true", help="do not apt-get install libopenblas0-pthread")
-    ap.add_argument("--json", metavar="FILE", help="write every figure (all rounds) to FILE")
     args = ap.parse_args()
     if args.quick:
         args.batches, args.threads, args.iters, args.rounds = [1], [1], 5, 1
@@ -214,7 +205,8 @@ def main():
     if args.json:
         write_json(args.json, {"openblas": blas, "iters": args.iters, "warmup": args.warmup,
                                "rounds": args.rounds, "fma_peak_gflops": peaks}, rows)
+    return 1 if any("failed" in r for r in rows) else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
