@@ -118,7 +118,7 @@ def measure_row(args, tools, fused, model, batch, threads, flops, peak):
     row["profile"], row["profile_p50_ms"] = profile(tools["rewrite"], fused, threads, max(3, args.iters // 2))
     if not args.no_matmul:
         mm = measure([tools["matmul_efficiency"], fused, "--threads", str(threads),
-                      "--iters", str(max(args.iters, 10)), "--warmup", "2", "--json"], threads)
+                      "--iters", str(max(args.iters, 5)), "--warmup", "2", "--json"], threads)
         row["matmul"] = mm
         row["bars"]["matmul_at_least_90%"] = mm["ratio_seq"] >= BARS["matmul_ratio"]
     return row
