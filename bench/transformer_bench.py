@@ -167,6 +167,8 @@ def main():
     peaks = fma_peaks(build, args.threads)
     log("FMA peak: " + ", ".join(f"{t} threads {p:.1f} GFLOP/s" for t, p in peaks.items()))
 
+    meta = {"openblas": blas, "iters": args.iters, "warmup": args.warmup, "rounds": args.rounds,
+            "fma_peak_gflops": peaks}
     rows = []
     print(f"{'model':12s} {'B':>2s} {'T':>2s} {'load':>5s} {'graft ms':>9s} {'eager ms':>9s} {'jit ms':>9s}"
           f" {'graft/eager':>11s} {'graft/jit':>9s}  {'RSS MB graft/eager/jit':>22s} {'peak':>6s}"
@@ -190,6 +192,8 @@ def main():
                     row["failed"] = e.last_line() if isinstance(e, CommandFailed) else str(e)
                     print(f"{NAMES[model]:12s} {batch:2d} {threads:2d}  FAILED: {row['failed']}", flush=True)
                 rows.append(row)
+                if args.json:  # after every row, so that a run cut short keeps what it measured
+                    write_json(args.json, meta, rows)
     print("graft/eager and graft/jit are latency ratios (below 1: graft faster); the bars need "
           f"graft/eager <= {1 / BARS['speedup_vs_eager']:.3f}, graft/jit <= 1 and graft's peak RSS below "
           "both PyTorch modes. load: median 1-min load average before the measurements. peak: model "
@@ -202,9 +206,6 @@ def main():
         print("\ngraft's time by op (share of the profiled step time, steps):")
         for row in measured:
             print(profile_line(row))
-    if args.json:
-        write_json(args.json, {"openblas": blas, "iters": args.iters, "warmup": args.warmup,
-                               "rounds": args.rounds, "fma_peak_gflops": peaks}, rows)
     return 1 if any("failed" in r for r in rows) else 0
 
 
