@@ -23,59 +23,15 @@ each measurement: figures taken on a loaded machine are not comparable.
     bench/runtime_bench.py --build build --quick
     bench/runtime_bench.py --build build --iters 20 --rounds 3 --conv --json out.json
 """
-import argparse
-import json
 import os
 import statistics
-import subprocess
-import sys
-import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PYTHON = "/usr/bin/python3"  # Debian's python3-torch lives there, not in a virtualenv
+from bench_common import (PYTHON, ROOT, ensure_openblas, exporter_sources, log, matrix_parser, measure,
+                          op_counts, rule_files, run, stale, summarise, write_json)
+
 MODELS = ["resnet18", "resnet50", "mobilenet_v2"]
 NAMES = {"resnet18": "ResNet-18", "resnet50": "ResNet-50", "mobilenet_v2": "MobileNetV2"}
 BARS = {"speedup_vs_eager": 1.3, "speedup_vs_jit": 1.0, "conv_ratio": 0.9}
-
-
-def log(msg):
-    print(msg, file=sys.stderr, flush=True)
-
-
-def run(cmd, env=None, capture=True):
-    proc = subprocess.run(cmd, text=True, capture_output=capture, env=env)
-    if proc.returncode != 0:
-        sys.exit(f"runtime_bench: command failed ({proc.returncode}): {' '.join(cmd)}\n{proc.stderr or ''}")
-    return proc.stdout
-
-
-def last_json(text):
-    return json.loads(text.strip().splitlines()[-1])
-
-
-def ensure_openblas(install):
-    """Debian's torch (BLAS_INFO=generic) calls whatever libblas.so.3 alternative is installed.
-    Without OpenBLAS that is the netlib reference BLAS, which would make PyTorch's linear
-    layers and its non-oneDNN convolution paths look slower than they are. The pthread
-    build keeps its threads apart from OpenMP's. Returns the package status for the report."""
-    pkg = "libopenblas0-pthread"
-    if subprocess.run(["dpkg", "-s", pkg], capture_output=True).returncode == 0:
-        return "installed"
-    if not install or os.geteuid() != 0:
-        log(f"warning: {pkg} is not installed, so PyTorch runs on the reference BLAS and its figures "
-            f"are too slow; install it first: apt-get install -y {pkg}")
-        return "missing"
-    log(f"installing {pkg} (apt-get) so PyTorch's BLAS calls are not the reference BLAS")
-    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    if subprocess.run(["apt-get", "install", "-y", "-q", pkg], env=env,
-                      stdout=subprocess.DEVNULL).returncode != 0:
-        run(["apt-get", "update", "-q"], env=env)
-        run(["apt-get", "install", "-y", "-q", pkg], env=env)
-    return "installed by runtime_bench"
-
-
-def newest_mtime(paths):
-    return max(os.path.getmtime(p) for p in paths)
 
 
 def prepare(model, build, cache, extra_fuse_passes):
@@ -85,18 +41,13 @@ def prepare(model, build, cache, extra_fuse_passes):
     d = os.path.join(cache, model)
     exported = os.path.join(d, "model.json")
     fused = os.path.join(d, "fused.json" if not extra_fuse_passes else f"fused+{extra_fuse_passes}.json")
-    exporter = [os.path.join(ROOT, "tools/export_fx.py")] + [
-        os.path.join(dp, f) for dp, _, fs in os.walk(os.path.join(ROOT, "tools/export")) for f in fs
-        if f.endswith(".py")]
-    if not os.path.exists(exported) or os.path.getmtime(exported) < newest_mtime(exporter):
+    if stale(exported, exporter_sources()):
         log(f"exporting {model}")
         run([PYTHON, os.path.join(ROOT, "tools/export_fx.py"), f"torchvision:{model}", "-o", d,
              "--batch", "1"])
     rules_dir = os.path.join(ROOT, "rules")
-    rules = [os.path.join(rules_dir, f) for f in os.listdir(rules_dir) if f.endswith(".rules")]
     rewrite = os.path.join(build, "bin", "rewrite")
-    if (not os.path.exists(fused)
-            or os.path.getmtime(fused) < newest_mtime(rules + [exported, rewrite])):
+    if stale(fused, rule_files() + [exported, rewrite]):
         log(f"rewriting {model} with rules/std.rules")
         run([rewrite, "--rules", os.path.join(rules_dir, "std.rules"), exported, "-o", fused])
         # fuse_post_ops is a `once` phase, and the driver declines a match that reads a value
@@ -110,54 +61,15 @@ def prepare(model, build, cache, extra_fuse_passes):
     return fused
 
 
-def op_counts(path):
-    counts = {}
-    with open(path) as f:
-        for node in json.load(f)["nodes"]:
-            if node["op"] == "call_function":
-                counts[node["target"]] = counts.get(node["target"], 0) + 1
-    return counts
-
-
-def measure(cmd, threads):
-    env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads))
-    load = os.getloadavg()[0]
-    t0 = time.monotonic()
-    result = last_json(run(cmd, env=env))
-    result["load1_before"] = load
-    result["wall_s"] = time.monotonic() - t0
-    return result
-
-
-def summarise(runs):
-    """Median over rounds of each round's p50 (and of its peak RSS)."""
-    return {"p50_ms": statistics.median(r["p50_ms"] for r in runs),
-            "p50_ms_rounds": [r["p50_ms"] for r in runs],
-            "peak_rss_mb": statistics.median(r["peak_rss_mb"] for r in runs),
-            "load1": [round(r["load1_before"], 2) for r in runs],
-            "runs": runs}
-
-
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--build", default=os.path.join(ROOT, "build"),
-                    help="CMake build tree with bin/rewrite (and bin/conv_efficiency for --conv)")
-    ap.add_argument("--cache", help="exported and rewritten models; default BUILD/tmp/runtime-bench")
-    ap.add_argument("--models", nargs="+", default=MODELS, choices=MODELS)
-    ap.add_argument("--batches", nargs="+", type=int, default=[1, 8])
-    ap.add_argument("--threads", nargs="+", type=int, default=[1, 2])
-    ap.add_argument("--iters", type=int, default=20, help="timed runs per process (median)")
-    ap.add_argument("--warmup", type=int, default=3)
-    ap.add_argument("--rounds", type=int, default=3,
-                    help="processes per tool and configuration, interleaved (median over rounds)")
-    ap.add_argument("--quick", action="store_true",
-                    help="smoke run: resnet18, batch 1, 1 thread, 5 iterations, 1 round, with --conv")
+    ap = matrix_parser(__doc__, MODELS, "runtime-bench",
+                       build_help="CMake build tree with bin/rewrite (and bin/conv_efficiency for --conv)",
+                       no_build_help="do not build the rewrite and conv_efficiency targets",
+                       quick_help="smoke run: resnet18, batch 1, 1 thread, 5 iterations, 1 round, with --conv",
+                       iters=20)
     ap.add_argument("--conv", action="store_true", help="also run bench/conv_efficiency per configuration")
     ap.add_argument("--extra-fuse-passes", type=int, default=0, metavar="K",
                     help="after rules/std.rules, apply rules/fuse_post_ops.rules up to K more times")
-    ap.add_argument("--no-build", action="store_true", help="do not build the rewrite and conv_efficiency targets")
-    ap.add_argument("--no-install", action="store_true", help="do not apt-get install libopenblas0-pthread")
-    ap.add_argument("--json", metavar="FILE", help="write every figure (all rounds) to FILE")
     args = ap.parse_args()
     if args.quick:
         args.models, args.batches, args.threads = ["resnet18"], [1], [1]
@@ -229,14 +141,8 @@ def main():
           + (" conv: standalone oneDNN time / graft's, the standalone convolutions run in the model's "
              "order (the bar) and, in parentheses, rerun cache-hot." if args.conv else ""))
     if args.json:
-        meta = {"date": time.strftime("%Y-%m-%d %H:%M:%S"), "uname": os.uname().release,
-                "cpus": os.cpu_count(), "openblas": blas, "iters": args.iters, "warmup": args.warmup,
-                "rounds": args.rounds, "extra_fuse_passes": args.extra_fuse_passes,
-                "argv": sys.argv}
-        tmp = args.json + ".tmp"
-        with open(tmp, "w") as f:
-            json.dump({"meta": meta, "rows": rows}, f, indent=1)
-        os.replace(tmp, args.json)
+        write_json(args.json, {"openblas": blas, "iters": args.iters, "warmup": args.warmup,
+                               "rounds": args.rounds, "extra_fuse_passes": args.extra_fuse_passes}, rows)
 
 
 if __name__ == "__main__":
