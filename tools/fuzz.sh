@@ -72,8 +72,9 @@ cmake --build "$build" -j "$(nproc)" --target "${targets[@]/#/fuzz_}"
 
 corpus="$out/corpus"
 # The smoke run starts from the seeds alone each time: a corpus grown by long runs would take
-# longer to load than the smoke run lasts.
-[ "$smoke" = 1 ] && rm -rf "$corpus"
+# longer to load than the smoke run lasts. Its findings are this run's only: an earlier smoke
+# run's (fixed since, or kept elsewhere) would be counted again.
+[ "$smoke" = 1 ] && rm -rf "$corpus" "$out/artifacts"
 python3 fuzz/seed_corpus.py "$corpus" "${targets[@]}"
 mkdir -p "$out/logs" "$out/artifacts"
 
