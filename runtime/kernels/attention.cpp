@@ -18,8 +18,8 @@
 namespace graft::runtime {
 namespace {
 
-constexpr int64_t kRowBlock = 128;  // at most this many query rows per work item
-constexpr int64_t kKeyBlock = 256;  // keys per score block (128 x 256 floats: 128 KiB)
+constexpr int64_t kRowBlock = 256;  // at most this many query rows per work item
+constexpr int64_t kKeyBlock = 256;  // keys per score block (256 x 256 floats: 256 KiB)
 
 constexpr int64_t kLanes = 16;  // independent partial results: a vector register's floats
 
@@ -272,7 +272,7 @@ std::optional<KernelPlan> build_attention(KernelContext& ctx) {
   g.q[rank - 1] = g.k[rank - 1] = g.v[rank - 1] = 1;
   g.q[rank - 2] = g.e, g.k[rank - 2] = g.e, g.v[rank - 2] = g.ev;
   g.threads = std::max(1, omp_get_max_threads());
-  // Even blocks: 197 rows are two items of 99, not 128 and a sliver of 69.
+  // Even blocks: 300 rows are two items of 150, not 256 and a sliver of 44.
   const int64_t blocks = (g.l + kRowBlock - 1) / kRowBlock;
   g.rows = blocks == 0 ? 0 : (g.l + blocks - 1) / blocks;
   // Each thread's slice starts on a cache line.

@@ -55,7 +55,7 @@ TEST_CASE("attention matches the reference with and without masks", "[runtime][a
 TEST_CASE("attention over more rows and keys than one block holds matches the reference",
           "[runtime][attention]") {
   // 300 keys: two key blocks, so each row's running maximum and sum are rescaled; 300 rows:
-  // three row blocks; causal skips the key blocks after a row block.
+  // two row blocks of 150; causal skips the key blocks after a row block.
   for (bool causal : {false, true}) {
     Case c{{1, 2, 300, 16}, {1, 2, 300, 16}, {1, 2, 300, 16}, {}, DType::kFloat32, causal};
     INFO("causal " << causal);
