@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "bench/step_efficiency.h"
+#include "engine/ops/matmul_shapes.h"
 #include "runtime/dnnl_util.h"
 #include "runtime/kernels/activation.h"
 
@@ -119,19 +120,13 @@ std::unique_ptr<Standalone> make_linear(const Node& node, std::string* shape) {
 }
 
 /// The matmul a matmul node runs on, after torch's 1-d promotions and batch broadcasting (as
-/// runtime/kernels/linear.cpp does); its row's shape text.
+/// the runtime's kernel); its row's shape text.
 std::unique_ptr<Standalone> make_matmul(const Node& node, std::string* shape) {
-  Shape as = *shape_of(node, 0), bs = *shape_of(node, 1);
-  if (as.empty()) return nullptr;
-  if (as.size() == 1) as.insert(as.begin(), 1);
-  if (bs.size() == 1) bs.push_back(1);
-  const size_t rank = std::max(as.size(), bs.size());
-  as.insert(as.begin(), rank - as.size(), 1);
-  bs.insert(bs.begin(), rank - bs.size(), 1);
-  Shape out(rank);
-  for (size_t i = 0; i + 2 < rank; ++i) out[i] = std::max(as[i], bs[i]);
-  out[rank - 2] = as[rank - 2];
-  out[rank - 1] = bs[rank - 1];
+  std::optional<MatmulShapes> shapes = promote_matmul(*shape_of(node, 0), *shape_of(node, 1));
+  if (!shapes) return nullptr;
+  const Shape& as = shapes->a;
+  const Shape& bs = shapes->b;
+  const Shape& out = shapes->out;
   *shape = dims(as) + " @ " + dims(bs);
   const bool constant_b = node.input(1).node->is(NodeKind::kGetAttr);
   auto result = std::make_unique<Standalone>();

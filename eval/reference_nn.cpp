@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/ops/matmul_shapes.h"
 #include "eval/reference_internal.h"
 
 namespace graft::eval::ref {
@@ -115,15 +116,12 @@ bool matmul(const Call& call, Tensor& out) {
   const Tensor* b = call.tensor(1);
   if (!a || !b || a->rank() == 0 || b->rank() == 0) return call.fail("matmul needs tensors");
   // torch.matmul: a 1-d left operand is [1, K], a 1-d right one [K, 1]; batch dims broadcast.
-  Shape as = a->shape(), bs = b->shape();
-  if (as.size() == 1) as.insert(as.begin(), 1);
-  if (bs.size() == 1) bs.push_back(1);
-  size_t rank = std::max(as.size(), bs.size());
-  as.insert(as.begin(), rank - as.size(), 1);
-  bs.insert(bs.begin(), rank - bs.size(), 1);
+  const MatmulShapes shapes = *promote_matmul(a->shape(), b->shape());
+  const Shape& as = shapes.a;
+  const Shape& bs = shapes.b;
+  const size_t rank = as.size();
   const int64_t m = as[rank - 2], k = as[rank - 1], n = bs[rank - 1];
-  Shape batch(rank - 2);
-  for (size_t i = 0; i + 2 < rank; ++i) batch[i] = std::max(as[i], bs[i]);
+  const Shape batch(shapes.out.begin(), shapes.out.end() - 2);
   std::vector<int64_t> bstr = strides_of(batch);
   int64_t batches = 1;
   for (Dim d : batch) batches *= d;

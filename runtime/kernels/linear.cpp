@@ -2,6 +2,7 @@
 // input seen as a 2-d [rows, in_features] matrix (a free view of a plain tensor) and its
 // constant weight reordered once into the primitive's layout; matmul runs on oneDNN's matmul,
 // which broadcasts batch dims, after torch's 1-d promotions.
+#include "engine/ops/matmul_shapes.h"
 #include "runtime/kernels/activation.h"
 #include "runtime/kernels/families.h"
 
@@ -67,22 +68,12 @@ std::optional<KernelPlan> build_matmul(KernelContext& ctx) {
   const Operand& a = ctx.operand(0);
   const Operand& b = ctx.operand(1);
   if (!a.is_tensor() || !b.is_tensor()) return ctx.not_implemented("a scalar operand");
-  // torch.matmul's promotions: a 1-d left operand is a row [1, K], a 1-d right one a column
-  // [K, 1]; those dims are dropped from the result, which the plain views absorb for free.
-  Shape as = a.shape();
-  Shape bs = b.shape();
-  if (as.empty() || bs.empty()) return ctx.not_implemented("a 0-d operand");
-  if (as.size() == 1) as.insert(as.begin(), 1);
-  if (bs.size() == 1) bs.push_back(1);
-  size_t rank = std::max(as.size(), bs.size());
-  as.insert(as.begin(), rank - as.size(), 1);
-  bs.insert(bs.begin(), rank - bs.size(), 1);
-  Shape out(rank);
-  for (size_t i = 0; i + 2 < rank; ++i) out[i] = std::max(as[i], bs[i]);
-  out[rank - 2] = as[rank - 2];
-  out[rank - 1] = bs[rank - 1];
+  // torch.matmul's promotions; the dims they add are dropped from the result, which the plain
+  // views absorb for free.
+  std::optional<MatmulShapes> shapes = promote_matmul(a.shape(), b.shape());
+  if (!shapes) return ctx.not_implemented("a 0-d operand");
 
-  dnnl::matmul::desc desc(plain_md(as), plain_md(bs), plain_md(out));
+  dnnl::matmul::desc desc(plain_md(shapes->a), plain_md(shapes->b), plain_md(shapes->out));
   dnnl::matmul::primitive_desc pd(desc, KernelContext::scratchpad_attr(), ctx.engine());
   KernelPlan plan = make_plan(ctx);
   plan.src_mds[0] = pd.src_desc();
