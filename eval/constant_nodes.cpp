@@ -57,7 +57,10 @@ size_t fold_constant_nodes(Graph& graph, size_t max_bytes) {
     Node* constant = graph.add_get_attr(name, target);
     graph.set_insert_point(insert_point);
     graph.replace_all_uses_with(node, constant);
+    const std::string node_name = node->name();
     graph.erase(node);
+    // The constant takes the op's name: an output keeps its name, a diagnostic its node.
+    graph.rename(constant, node_name);
     ++folded;
   }
   graph.erase_dead_nodes();

@@ -58,6 +58,7 @@ TEST_CASE("ops on constants fold into one constant of their value", "[eval][cons
   const auto* flags = reinterpret_cast<const uint8_t*>(value->data);
   CHECK(std::vector<int>(flags, flags + 4) == std::vector<int>{0, 1, 0, 0});
   for (const Node* n : g.nodes()) CHECK(n->target() != "slice");
+  CHECK(mask->name() == "eq");  // the constant keeps the op's name (an output keeps its name)
 }
 
 TEST_CASE("folding keeps results over the bound and ops the reference refuses",
