@@ -4,7 +4,8 @@
 // seed), the rewrite driver applies the rule (constant folding and the verifier included), and
 // runtime/equivalence compares the graph before and after on random inputs. Only the verdict
 // differs from a test: a graph the rule does not match, or the runtime cannot run, is not a
-// failure but a graph not checked; a rule is skipped when no graph could be checked.
+// failure but a graph not checked; a rule is skipped when no graph could be checked. A failing
+// variant is tried again on the smallest shapes, and its failing inputs are simplified.
 #include "ruletest/rule_verifier.h"
 
 #include <fmt/format.h>

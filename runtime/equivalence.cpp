@@ -1,7 +1,9 @@
 // Equivalence checking: both graphs compiled with the direct convolution algorithm (no
 // Winograd), so the two differ only by what the rewrite changed and not by oneDNN picking a
 // faster, less exact kernel for one of them. The special-value trials run on the reference
-// interpreter, which defines what each op gives for zeros, infinities and NaN.
+// interpreter, which defines what each op gives for zeros, infinities and NaN. A failing
+// trial's inputs are simplified by rerunning the same two executables (or the reference), so
+// shrinking costs no compilation.
 #include "runtime/equivalence.h"
 
 #include <fmt/format.h>
