@@ -395,8 +395,8 @@ void for_each_call(const ast::Expr* e, F&& visit) {
 }  // namespace
 
 std::optional<SynthesizedGraph> synthesize_graph(const dsl::CheckedRule& rule, int variant,
-                                                 std::string* why) {
-  return synthesis::Synth(rule, variant).run(why);
+                                                 std::string* why, ShapeSize size) {
+  return synthesis::Synth(rule, variant, size).run(why);
 }
 
 int variants_worth_trying(const dsl::CheckedRule& rule, int base) {

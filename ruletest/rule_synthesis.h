@@ -25,14 +25,25 @@ struct SynthesizedGraph {
   bool int_inputs = false;
 };
 
+/// The dims a graph's shapes are made of: the variant's own, or (for a counterexample, once a
+/// variant failed) the smallest ones, from dims of 1 to 2 channels of 3 × 3 (what a 3 × 3
+/// convolution without padding needs).
+enum class ShapeSize { kVariant, kOnes, kTwos, kSmallSpatial };
+
+/// The smaller sizes in the order a counterexample tries them, smallest first.
+inline constexpr ShapeSize kSmallShapeSizes[] = {ShapeSize::kOnes, ShapeSize::kTwos,
+                                                 ShapeSize::kSmallSpatial};
+
 /// The `variant`-th graph of `rule`'s pattern: variant 0 takes the first choice everywhere
 /// (first alternative, optional operands present, the first candidate shape and attribute
 /// values); later variants take other alternatives, leave optional operands out, and change
-/// shapes, strides, paddings, groups and eps. Returns nullopt and sets `why` when the pattern
-/// has a form the synthesiser cannot instantiate (or a chosen shape fails an op's shape
-/// function).
+/// shapes, strides, paddings, groups and eps. `size` other than kVariant keeps every choice
+/// of the variant (extra batch dim and int64 inputs included) but its shapes. Returns nullopt
+/// and sets `why` when the pattern has a form the synthesiser cannot instantiate (or a chosen
+/// shape fails an op's shape function).
 std::optional<SynthesizedGraph> synthesize_graph(const dsl::CheckedRule& rule, int variant,
-                                                 std::string* why);
+                                                 std::string* why,
+                                                 ShapeSize size = ShapeSize::kVariant);
 
 /// How many graphs are worth trying for `rule`: at least `base`, and enough to see every
 /// alternative of its largest `(a | b)` or op class once (at most 32).

@@ -4,7 +4,8 @@
 // seed), the rewrite driver applies the rule (constant folding and the verifier included), and
 // runtime/equivalence compares the graph before and after on random inputs. Only the verdict
 // differs from a test: a graph the rule does not match, or the runtime cannot run, is not a
-// failure but a graph not checked; a rule is skipped when no graph could be checked.
+// failure but a graph not checked; a rule is skipped when no graph could be checked. A failing
+// variant is tried again on the smallest shapes, and its failing inputs are simplified.
 #include "ruletest/rule_verifier.h"
 
 #include <fmt/format.h>
@@ -64,7 +65,9 @@ class GraphCheck {
       : rule_(rule), path_(std::filesystem::absolute(path).lexically_normal().string()),
         options_(options) {}
 
-  GraphResult run(const SynthesizedGraph& graph, int index) {
+  /// Builds, rewrites and compares `graph`, variant `index` of the rule. `attempt` > 0 draws
+  /// other params and inputs; with `shrink`, a failure's inputs are simplified.
+  GraphResult run(const SynthesizedGraph& graph, int index, int attempt = 0, bool shrink = false) {
     std::string text = "import " + dsl::string_literal(path_) + "\ntest " + kTestName + " {\n" + graph.text +
                        "\napply " + rule_.name + "\nexpect equivalent()\n}\n";
     dsl::LoadOptions load;
@@ -89,7 +92,9 @@ class GraphCheck {
       return {GraphResult::Kind::kNotBuilt,
               "the synthesised graph does not check:\n" + diags.render() + graph.text};
     }
-    uint64_t seed = dsl::rule_test_seed(fmt::format("{}#{}", rule_.name, index), options_.seed);
+    std::string seed_name = fmt::format("{}#{}", rule_.name, index);
+    if (attempt > 0) seed_name += fmt::format("/{}", attempt);
+    uint64_t seed = dsl::rule_test_seed(seed_name, options_.seed);
     std::optional<dsl::TestGraph> built = dsl::build_test_graph(*test->decl, seed, diags);
     if (!built) {
       return {GraphResult::Kind::kNotBuilt, "the synthesised graph cannot be built:\n" + diags.render()};
@@ -116,6 +121,7 @@ class GraphCheck {
     eq.atol = options_.atol;
     eq.trials = options_.trials;
     eq.seed = seed;
+    eq.shrink_runs = shrink ? kShrinkRuns : 0;
     // Inputs past every threshold the standard ops have (relu6's 6, hardswish's ±3) and most
     // clamp bounds a rule writes: a rule right only on [-1, 1) fails.
     eq.input_scales = {1, 8, 64};
@@ -144,11 +150,28 @@ class GraphCheck {
     }
     if (!report->equivalent) {
       return {GraphResult::Kind::kFailed,
-              fmt::format("counterexample: {}  rewritten ({}):\n{}  {}\n", header,
+              fmt::format("counterexample: {}  rewritten ({}):\n{}  {}\n{}", header,
                           fmt::join(applied, ", "), format_graph_compact(after, {}, "    "),
-                          report->message)};
+                          report->message, counterexample_text(*report, shrink))};
     }
     return {GraphResult::Kind::kChecked, ""};
+  }
+
+  /// Variant `index`'s failure on the smallest shapes that still fail (the variant's own
+  /// `original` when no smaller graph does), with the failing inputs simplified.
+  GraphResult smallest_failure(const SynthesizedGraph& original, int index) {
+    for (ShapeSize size : kSmallShapeSizes) {
+      std::string why;
+      std::optional<SynthesizedGraph> small = synthesize_graph(rule_, index, &why, size);
+      if (!small || small->text == original.text) continue;
+      // A graph of a few elements may miss the value that exposes the rule: other inputs.
+      for (int attempt = 0; attempt < kSmallAttempts; ++attempt) {
+        GraphResult result = run(*small, index, attempt, true);
+        if (result.kind == GraphResult::Kind::kFailed) return result;
+        if (result.kind != GraphResult::Kind::kChecked) break;  // not an instance: no retry
+      }
+    }
+    return run(original, index, 0, true);
   }
 
  private:
@@ -167,6 +190,19 @@ class GraphCheck {
     }
     return "the rule does not match the synthesised graph: " + reason;
   }
+
+  /// The simplified inputs of a failure and the outputs on them, indented for the report.
+  static std::string counterexample_text(const runtime::EquivalenceReport& report, bool shrunk) {
+    if (!report.counterexample || !shrunk) return "";
+    const runtime::Counterexample& cx = *report.counterexample;
+    std::string out = cx.shrunk ? "simplified: " + cx.message + "\n" : "";
+    return indent_lines(out + runtime::format_counterexample(cx), "  ");
+  }
+
+  // Reruns of both graphs to simplify a failure's inputs: a graph of a few elements needs
+  // a few dozen; a larger one keeps what the budget did not reach.
+  static constexpr int kShrinkRuns = 300;
+  static constexpr int kSmallAttempts = 3;
 
   const dsl::CheckedRule& rule_;
   std::string path_;
@@ -192,7 +228,7 @@ VerifyOutcome verify_rule(const dsl::CheckedRule& rule, const std::string& path,
       ++out.checked;
     } else if (result.kind == GraphResult::Kind::kFailed) {
       out.verdict = Verdict::kFail;
-      out.detail = result.detail;
+      out.detail = check.smallest_failure(*graph, i).detail;
       return out;  // one counterexample is enough
     } else {
       out.notes.push_back(fmt::format("graph {}: {}", i, result.detail));

@@ -2,7 +2,8 @@
 // synthesised from its pattern (rule_synthesis.h) are built as test graphs, rewritten by the
 // rule alone with the real driver, and run before and after on the runtime on random inputs.
 // A rule passes when it rewrote at least one graph and every rewritten graph kept its numbers;
-// it fails with a counterexample (the graph, its seed, the element that differs most); it is
+// it fails with a counterexample (the graph, its seed, the element that differs most, shrunk
+// to the smallest failing shapes and simplified inputs, shown with both outputs); it is
 // skipped, with the reason, when no graph could be instantiated, matched and run. Rules of the
 // algebraic fragment are also proved or refuted (rule_prover.h; attach_proof).
 #pragma once

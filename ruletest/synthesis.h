@@ -40,8 +40,9 @@ std::optional<double> numeric(const AttrValue& v);
 
 class Synth {
  public:
-  Synth(const dsl::CheckedRule& rule, int variant)
-      : rule_(*rule.decl), variant_(variant), shape_choice_((variant / 2) % 2),
+  Synth(const dsl::CheckedRule& rule, int variant, ShapeSize size)
+      : rule_(*rule.decl), variant_(variant),
+        shape_choice_(size == ShapeSize::kVariant ? (variant / 2) % 2 : static_cast<int>(size) + 1),
         extra_batch_dim_((variant / 4) % 2 == 1), int_inputs_(variant % 8 == 7) {}
 
   std::optional<SynthesizedGraph> run(std::string* why);
@@ -128,7 +129,7 @@ class Synth {
 
   const ast::RuleDecl& rule_;
   int variant_;
-  int shape_choice_;
+  int shape_choice_;  // 0 and 1: the variants' shapes; 2 to 4: ShapeSize's smaller ones
   // Variants beyond the first also vary what a rule may silently assume: a leading batch dim
   // on matrix and sequence inputs (linear of a 3-d input), and int64 graph inputs (`x * 1.0
   // → x` changes an integer tensor's dtype). Ops that reject them leave the variant unbuilt.

@@ -5,16 +5,36 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 
 #include "engine/match/attr_check.h"
 #include "ruletest/synthesis.h"
 
 namespace graft::ruletest::synthesis {
 
+namespace {
+
+/// The dims of shape choice `choice` (Synth::shape_choice_), and the output features of a
+/// linear or matmul weight and the output channels of a convolution weight.
+struct ShapeChoice {
+  Shape base;
+  int64_t out_features;
+  int64_t conv_out;
+};
+
+const ShapeChoice& shape_choice(int choice) {
+  static const ShapeChoice kChoices[] = {{{2, 4, 6, 6, 5}, 6, 6},
+                                         {{3, 8, 5, 7, 4}, 5, 6},
+                                         {{1, 1, 1, 1, 1}, 1, 1},
+                                         {{1, 2, 2, 2, 2}, 2, 2},
+                                         {{1, 2, 3, 3, 3}, 2, 2}};
+  return kChoices[std::clamp(choice, 0, static_cast<int>(std::size(kChoices)) - 1)];
+}
+
+}  // namespace
+
 Shape Synth::default_shape(int rank, const std::string& name) const {
-  static const Shape kFirst = {2, 4, 6, 6, 5};
-  static const Shape kSecond = {3, 8, 5, 7, 4};
-  const Shape& base = shape_choice_ == 0 ? kFirst : kSecond;
+  const Shape& base = shape_choice(shape_choice_).base;
   rank = std::clamp(rank, 0, static_cast<int>(base.size()));
   Shape shape(base.begin(), base.begin() + rank);
   if (auto it = dim_hint_.find(name); it != dim_hint_.end()) {
@@ -208,7 +228,8 @@ std::optional<TensorType> Synth::input_role_type(const OpSchema& s, OperandRole 
     int i = s.attr_index(a);
     return i >= 0 && static_cast<size_t>(i) < attrs.size() ? &attrs[i] : nullptr;
   };
-  const int64_t out_features = shape_choice_ == 0 ? 6 : 5;
+  const int64_t out_features = shape_choice(shape_choice_).out_features;
+  const int64_t conv_out = shape_choice(shape_choice_).conv_out;
   switch (role) {
     case kConvWeight:
     case kConvTransposeWeight: {
@@ -225,8 +246,8 @@ std::optional<TensorType> Synth::input_role_type(const OpSchema& s, OperandRole 
         fail(fmt::format("groups={} does not divide the {} input channels", groups, channels));
         return std::nullopt;
       }
-      int64_t out =
-          groups > 1 && groups == channels ? channels : groups * ((6 + groups - 1) / groups);
+      int64_t out = groups > 1 && groups == channels ? channels
+                                                     : groups * ((conv_out + groups - 1) / groups);
       // (O, C/groups, 3, …) or, transposed, (C, O/groups, 3, …): one 3 per spatial dim.
       Shape weight = role == kConvWeight ? Shape{out, channels / groups} : Shape{channels, out / groups};
       weight.resize(static_cast<size_t>(2 + spatial), 3);

@@ -1,7 +1,9 @@
 // Equivalence checking: both graphs compiled with the direct convolution algorithm (no
 // Winograd), so the two differ only by what the rewrite changed and not by oneDNN picking a
 // faster, less exact kernel for one of them. The special-value trials run on the reference
-// interpreter, which defines what each op gives for zeros, infinities and NaN.
+// interpreter, which defines what each op gives for zeros, infinities and NaN. A failing
+// trial's inputs are simplified by rerunning the same two executables (or the reference), so
+// shrinking costs no compilation.
 #include "runtime/equivalence.h"
 
 #include <fmt/format.h>
@@ -63,9 +65,10 @@ struct TrialInputs {
 
 /// Compares one output; the first output out of tolerance gives the report its message, with
 /// the element that exceeds the tolerance most.
-void compare_output(const Tensor& expected, const Tensor& actual, size_t output, int trial,
-                    const TrialInputs& inputs, const EquivalenceOptions& options,
-                    EquivalenceReport& report) {
+/// `trial_text` ends the message (", trial 2, inputs in [-8, 8)").
+void compare_output(const Tensor& expected, const Tensor& actual, size_t output,
+                    const TrialInputs& inputs, const std::string& trial_text,
+                    const EquivalenceOptions& options, EquivalenceReport& report) {
   if (expected.shape() != actual.shape() || expected.dtype() != actual.dtype()) {
     if (report.equivalent) {
       report.message = fmt::format("output {}: expected {}{}, got {}{}", output,
@@ -107,11 +110,212 @@ void compare_output(const Tensor& expected, const Tensor& actual, size_t output,
   double a = actual.value_at(worst);
   report.message = fmt::format(
       "output {} at {}: expected {}, got {} (|diff| {:.3g} > atol {:g} + rtol {:g} * "
-      "|expected|){}{}",
+      "|expected|){}",
       output, index_string(worst, expected.shape()), value_text(e), value_text(a),
-      element_diff(e, a), atol,
-      options.rtol, trial > 0 ? fmt::format(", trial {}", trial + 1) : std::string(),
-      inputs.describe());
+      element_diff(e, a), atol, options.rtol, trial_text);
+}
+
+/// Compares every output of one trial.
+void compare_outputs(const std::vector<Tensor>& want, const std::vector<Tensor>& got,
+                     const TrialInputs& inputs, const std::string& trial_text,
+                     const EquivalenceOptions& options, EquivalenceReport& report) {
+  for (size_t o = 0; o < want.size(); ++o) {
+    compare_output(want[o], got[o], o, inputs, trial_text, options, report);
+  }
+}
+
+/// Runs the two graphs of a check on given inputs: compiled, or on the reference interpreter.
+class TrialRunner {
+ public:
+  TrialRunner(const Graph& expected, const Graph& actual, Executable* before, Executable* after)
+      : expected_(expected), actual_(actual), before_(before), after_(after) {}
+
+  /// Fills `want` and `got`; false after reporting to `diags`.
+  bool run(const std::vector<Tensor>& inputs, bool on_reference, DiagnosticEngine& diags,
+           std::vector<Tensor>& want, std::vector<Tensor>& got) {
+    std::optional<std::vector<Tensor>> w, g;
+    if (on_reference) {
+      w = eval::run_reference(expected_, inputs, diags);
+      g = w ? eval::run_reference(actual_, inputs, diags) : std::nullopt;
+    } else {
+      w = before_->run(inputs, diags);
+      g = w ? after_->run(inputs, diags) : std::nullopt;
+    }
+    if (!g) return false;
+    want = std::move(*w);
+    got = std::move(*g);
+    return true;
+  }
+
+ private:
+  const Graph& expected_;
+  const Graph& actual_;
+  Executable* before_;
+  Executable* after_;
+};
+
+/// The values simpler than `v` to try in its place, simplest first: 0, 1, -1, then `v` with
+/// 1, 2 and 3 significant digits; none from `v` itself on.
+std::vector<double> simpler_values(double v, DType dtype) {
+  std::vector<double> tries = {0.0, 1.0, -1.0};
+  if (std::isfinite(v)) {
+    for (int digits : {1, 2, 3}) tries.push_back(std::stod(fmt::format("{:.{}g}", v, digits)));
+  }
+  std::vector<double> out;
+  for (double c : tries) {
+    if (dtype == DType::kFloat32) c = static_cast<float>(c);
+    if (dtype == DType::kInt64) c = std::round(c);
+    if (c == v && std::signbit(c) == std::signbit(v)) break;
+    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+  }
+  return out;
+}
+
+void set_value(Tensor& t, int64_t i, double v) {
+  if (t.dtype() == DType::kFloat32) t.f32()[i] = static_cast<float>(v);
+  if (t.dtype() == DType::kInt64) t.i64()[i] = static_cast<int64_t>(v);
+}
+
+/// Simplifies a counterexample's inputs while the graphs still differ on them: first whole
+/// blocks of each input set to 0, then each element replaced by a simpler value. Every
+/// attempt costs one run of both graphs, and at most `budget` are made.
+class Shrinker {
+ public:
+  Shrinker(TrialRunner& runner, bool on_reference, const TrialInputs& kind,
+           const EquivalenceOptions& options, Counterexample& cx)
+      : runner_(runner), on_reference_(on_reference), kind_(kind), options_(options), cx_(cx),
+        budget_(options.shrink_runs) {}
+
+  void run() {
+    for (size_t t = 0; t < cx_.inputs.size(); ++t) zero_blocks(t);
+    for (size_t t = 0; t < cx_.inputs.size(); ++t) simplify_elements(t);
+  }
+
+ private:
+  static bool shrinkable(const Tensor& t) {
+    return t.dtype() == DType::kFloat32 || t.dtype() == DType::kInt64;
+  }
+
+  /// Whether the graphs still differ with input `t` replaced by `candidate`; if so, keeps it.
+  bool try_input(size_t t, Tensor candidate) {
+    if (budget_ <= 0) return false;
+    --budget_;
+    std::vector<Tensor> inputs = cx_.inputs;
+    inputs[t] = std::move(candidate);
+    std::vector<Tensor> want, got;
+    DiagnosticEngine scratch;  // an input the graphs cannot run on is simply not kept
+    if (!runner_.run(inputs, on_reference_, scratch, want, got)) return false;
+    EquivalenceReport report;
+    compare_outputs(want, got, kind_, "", options_, report);
+    if (report.equivalent) return false;
+    cx_.inputs = std::move(inputs);
+    cx_.expected = std::move(want);
+    cx_.actual = std::move(got);
+    cx_.message = std::move(report.message);
+    cx_.shrunk = true;
+    return true;
+  }
+
+  /// Blocks of a half, a quarter and an eighth of the input, set to 0 at once.
+  void zero_blocks(size_t t) {
+    const int64_t n = cx_.inputs[t].numel();
+    if (!shrinkable(cx_.inputs[t]) || n < 2) return;
+    for (int64_t parts = 1; parts <= 8 && parts <= n; parts *= 2) {
+      const int64_t block = (n + parts - 1) / parts;
+      for (int64_t begin = 0; begin < n && budget_ > 0; begin += block) {
+        const int64_t end = std::min(n, begin + block);
+        const Tensor& current = cx_.inputs[t];
+        bool zero = true;
+        for (int64_t i = begin; zero && i < end; ++i) zero = current.value_at(i) == 0;
+        if (zero) continue;
+        Tensor candidate = current.clone();
+        for (int64_t i = begin; i < end; ++i) set_value(candidate, i, 0.0);
+        try_input(t, std::move(candidate));
+      }
+    }
+  }
+
+  void simplify_elements(size_t t) {
+    if (!shrinkable(cx_.inputs[t])) return;
+    for (int64_t i = 0; i < cx_.inputs[t].numel() && budget_ > 0; ++i) {
+      for (double v : simpler_values(cx_.inputs[t].value_at(i), cx_.inputs[t].dtype())) {
+        Tensor candidate = cx_.inputs[t].clone();
+        set_value(candidate, i, v);
+        if (try_input(t, std::move(candidate))) break;
+      }
+      toward_zero(t, i);
+    }
+  }
+
+  /// An integer past ±1 that still fails bisected toward the smallest magnitude that does
+  /// (relu6's counterexample 20 becomes 7), assuming the failure persists further out.
+  void toward_zero(size_t t, int64_t i) {
+    const double v = cx_.inputs[t].value_at(i);
+    if (!std::isfinite(v) || std::fabs(v) <= 1 || v != std::round(v)) return;
+    double passing = 1, failing = std::fabs(v);
+    while (failing - passing > 1 && budget_ > 0) {
+      const double mid = std::floor((passing + failing) / 2);
+      Tensor candidate = cx_.inputs[t].clone();
+      set_value(candidate, i, std::copysign(mid, v));
+      if (try_input(t, std::move(candidate))) {
+        failing = mid;
+      } else {
+        passing = mid;
+      }
+    }
+  }
+
+  TrialRunner& runner_;
+  bool on_reference_;
+  TrialInputs kind_;
+  const EquivalenceOptions& options_;
+  Counterexample& cx_;
+  int budget_;
+};
+
+/// One element for a counterexample: the shortest text that reads back as the same value.
+std::string element_text(const Tensor& t, int64_t i) {
+  const double v = t.value_at(i);
+  if (t.dtype() == DType::kBool) return v != 0 ? "true" : "false";
+  if (std::isnan(v)) return "nan";
+  if (t.dtype() == DType::kFloat32) return fmt::format("{}", static_cast<float>(v));
+  return fmt::format("{}", v);
+}
+
+/// The elements of `t` from `*next` on as nested lists, dims `dim` on.
+void append_nested(const Tensor& t, size_t dim, int64_t* next, std::string& out) {
+  if (dim == t.shape().size()) {
+    out += element_text(t, (*next)++);
+    return;
+  }
+  out += "[";
+  for (int64_t k = 0; k < t.shape()[dim]; ++k) {
+    if (k > 0) out += ", ";
+    append_nested(t, dim + 1, next, out);
+  }
+  out += "]";
+}
+
+/// `t` in full when it has at most `full_elements` elements, else its shape and its
+/// elements other than 0 (the first 8).
+std::string tensor_text(const Tensor& t, int64_t full_elements) {
+  if (t.numel() <= full_elements) {
+    std::string out;
+    int64_t next = 0;
+    append_nested(t, 0, &next, out);
+    return out;
+  }
+  std::vector<std::string> others;
+  int64_t count = 0;
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    if (t.value_at(i) == 0) continue;
+    if (++count <= 8) others.push_back(index_string(i, t.shape()) + " " + element_text(t, i));
+  }
+  std::string out = dtype_name(t.dtype()) + shape_to_string(t.shape());
+  if (count == 0) return out + " of zeros";
+  out += fmt::format(", 0 but at {}", fmt::join(others, ", "));
+  if (count > 8) out += fmt::format(" and {} more", count - 8);
+  return out;
 }
 
 /// The graph's inputs as the runtime would list them, for a graph run on the reference.
@@ -164,6 +368,9 @@ std::optional<EquivalenceReport> check_equivalence(const Graph& expected, const 
     }
   }
   EquivalenceReport report;
+  TrialRunner runner(expected, actual, before.get(), after.get());
+  TrialInputs failing_kind;
+  bool failing_on_reference = false;
   const int uniform_trials = std::max(1, options.trials);
   const int special_trials = std::clamp(options.special_trials, 0, 2);
   for (int trial = 0; trial < uniform_trials + special_trials; ++trial) {
@@ -188,23 +395,47 @@ std::optional<EquivalenceReport> check_equivalence(const Graph& expected, const 
         inputs.push_back(Tensor::random(in.shape, seed, -kind.scale, kind.scale));
       }
     }
-    std::optional<std::vector<Tensor>> want, got;
-    if (kind.special >= 0 || options.on_reference) {
-      // The reference kernels give zeros, infinities and NaN the results PyTorch gives; oneDNN's
-      // need not (its standalone relu maps NaN to 0, a convolution's fused relu keeps it), and
-      // such a difference is no fault of the rewrite.
-      want = eval::run_reference(expected, inputs, diags);
-      got = want ? eval::run_reference(actual, inputs, diags) : std::nullopt;
-    } else {
-      want = before->run(inputs, diags);
-      got = want ? after->run(inputs, diags) : std::nullopt;
-    }
-    if (!got) return std::nullopt;
-    for (size_t o = 0; o < want->size(); ++o) {
-      compare_output((*want)[o], (*got)[o], o, trial, kind, options, report);
+    // The reference kernels give zeros, infinities and NaN the results PyTorch gives; oneDNN's
+    // need not (its standalone relu maps NaN to 0, a convolution's fused relu keeps it), and
+    // such a difference is no fault of the rewrite.
+    const bool reference = kind.special >= 0 || options.on_reference;
+    std::vector<Tensor> want, got;
+    if (!runner.run(inputs, reference, diags, want, got)) return std::nullopt;
+    const std::string trial_text =
+        (trial > 0 ? fmt::format(", trial {}", trial + 1) : std::string()) + kind.describe();
+    compare_outputs(want, got, kind, trial_text, options, report);
+    if (!report.equivalent && !report.counterexample) {
+      Counterexample cx;
+      for (const TensorInfo& in : in_before) cx.input_names.push_back(in.name);
+      cx.inputs = std::move(inputs);
+      cx.expected = std::move(want);
+      cx.actual = std::move(got);
+      cx.message = report.message;
+      report.counterexample = std::move(cx);
+      failing_kind = kind;
+      failing_on_reference = reference;
     }
   }
+  if (report.counterexample && options.shrink_runs > 0) {
+    Shrinker(runner, failing_on_reference, failing_kind, options, *report.counterexample).run();
+  }
   return report;
+}
+
+std::string format_counterexample(const Counterexample& counterexample, int64_t full_elements) {
+  const Counterexample& cx = counterexample;
+  std::vector<std::string> inputs;
+  for (size_t i = 0; i < cx.inputs.size(); ++i) {
+    const std::string name = i < cx.input_names.size() ? cx.input_names[i] : fmt::format("input {}", i);
+    inputs.push_back(name + " = " + tensor_text(cx.inputs[i], full_elements));
+  }
+  std::string out = fmt::format("inputs: {}\n", fmt::join(inputs, ", "));
+  for (size_t o = 0; o < cx.expected.size() && o < cx.actual.size(); ++o) {
+    const std::string which = cx.expected.size() == 1 ? "" : fmt::format(" output {}", o);
+    out += fmt::format("expected{}: {}\n", which, tensor_text(cx.expected[o], full_elements));
+    out += fmt::format("got{}: {}\n", which, tensor_text(cx.actual[o], full_elements));
+  }
+  return out;
 }
 
 }  // namespace graft::runtime

@@ -1,6 +1,7 @@
 // Numerical equivalence of two graphs: compile both on the runtime, run them on the same
 // random inputs and compare every output within numpy.allclose tolerances. Rule tests use it to
-// check that a rewrite kept what a graph computes (docs/testing-rules.md).
+// check that a rewrite kept what a graph computes (docs/testing-rules.md); `rewrite verify`
+// also has the inputs of a failing trial simplified into a counterexample.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,7 @@
 
 #include "engine/ir/graph.h"
 #include "engine/support/diagnostics.h"
+#include "eval/tensor.h"
 
 namespace graft::runtime {
 
@@ -32,6 +34,20 @@ struct EquivalenceOptions {
   /// Every trial on the reference interpreter instead of the runtime: for graphs the runtime
   /// cannot compile (an op that computes in float32 only, given int64 tensors).
   bool on_reference = false;
+  /// When the graphs differ: how many reruns may go into simplifying the first failing trial's
+  /// inputs (EquivalenceReport::counterexample). 0 keeps them as drawn.
+  int shrink_runs = 0;
+};
+
+/// Inputs on which the two graphs differ beyond tolerance, with what each gave.
+struct Counterexample {
+  std::vector<std::string> input_names;
+  std::vector<eval::Tensor> inputs;
+  std::vector<eval::Tensor> expected;  // the outputs of the graph before the rewrite
+  std::vector<eval::Tensor> actual;    // and after
+  /// The element that differs most on these inputs, as EquivalenceReport::message.
+  std::string message;
+  bool shrunk = false;  // some input was simplified
 };
 
 struct EquivalenceReport {
@@ -40,6 +56,10 @@ struct EquivalenceReport {
   /// the tolerance ("output 0 [0, 2, 3, 1]: expected 1.2345, got 0.7123 (max |diff| 0.52 > …)").
   std::string message;
   double max_abs_diff = 0;  // over every trial and output
+  /// When not equivalent: the first failing trial's inputs, simplified as far as
+  /// EquivalenceOptions::shrink_runs allowed while the graphs still differ: each element
+  /// replaced by 0, 1 or -1, or rounded to fewer digits, where that keeps the failure.
+  std::optional<Counterexample> counterexample;
 };
 
 /// Runs `expected` and `actual` (same inputs: count, order, shapes) on random inputs uniform in
@@ -52,5 +72,10 @@ struct EquivalenceReport {
                                                                  const EquivalenceOptions& options,
                                                                  DiagnosticEngine& diags,
                                                                  const std::string& what = "graph");
+
+/// `counterexample` for a report: "inputs: x = [[0, 7]]", then the outputs expected and got,
+/// one line each; a tensor of more than `full_elements` elements is summarised by its
+/// elements other than 0.
+std::string format_counterexample(const Counterexample& counterexample, int64_t full_elements = 32);
 
 }  // namespace graft::runtime

@@ -4,8 +4,10 @@
 #              passes, a rule the float32 graphs cannot match is skipped with the reason
 #   filter     --filter runs only the matching rules; a skip exits 1, or 0 with --allow-skip;
 #              --graphs, --seed
-#   ranges     rules right only near zero fail on the wider inputs; a control passes
-#   special    rules wrong only at zeros, infinities or NaN fail; controls pass
+#   ranges     rules right only near zero fail on the wider inputs, shrunk to a one-element
+#              graph and the first integer past the threshold; a control passes
+#   special    rules wrong only at zeros, infinities or NaN fail, shrunk to the NaN input;
+#              controls pass
 #   attributes rules right only at an attribute's default fail; a control passes
 #   rank-dtype rules right for float32 or matrices only fail on int64 / batched variants
 #   instantiable a strict bound on a variable and a positional attribute before operands verify
@@ -47,6 +49,10 @@ case $case_name in
     expect_line "^FAIL wide_hardtanh_to_identity \\($near_zero:[0-9]+\\): counterexample"
     expect_line "^FAIL hardswish_without_clamp \\($near_zero:[0-9]+\\): counterexample"
     expect_line "inputs in \\[-(8|64), (8|64)\\)"
+    # The counterexample: the smallest graph that fails and the simplest input.
+    expect_line "^    graph\\(x: f32\\[1, 1, 1, 1\\]\\) \\{$"
+    expect_line "^    simplified: output 0 at \\[0, 0, 0, 0\\]: expected 6, got 7 "
+    expect_line "^    inputs: x = \\[\\[\\[\\[7\\]\\]\\]\\]$"
     expect_line "^PROVED relu_of_relu \\($near_zero:[0-9]+, [0-9]+ graphs.*; over the reals and in float32\\)$"
     expect_line "^1 verified \\(1 proved\\), 3 failed, 0 skipped$"
     ;;
@@ -58,6 +64,7 @@ case $case_name in
     done
     # x * 0 differs from 0 only where x is ±inf or NaN.
     expect_line "expected nan, got 0 .*inputs with special values, ±inf and NaN"
+    expect_line "^    inputs: x = \\[\\[\\[\\[nan\\]\\]\\]\\]$"
     expect_line "^PROVED double_negation \\($special:[0-9]+, [0-9]+ graphs"
     expect_line "^PROVED add_self_is_double \\($special:[0-9]+, [0-9]+ graphs"
     expect_line "^2 verified \\(2 proved\\), 4 failed, 0 skipped$"
