@@ -24,9 +24,8 @@ constexpr int64_t kKeyBlock = 256;  // keys per score block (256 x 256 floats: 2
 constexpr int64_t kLanes = 16;  // independent partial results: a vector register's floats
 
 /// The largest of row[0 .. n), ignoring NaN; -inf when n is 0. Lane-parallel so that each ISA
-/// clone vectorises it.
-__attribute__((target_clones("avx512f", "avx2", "default")))
-float row_max(const float* row, int64_t n) {
+/// variant below vectorises it.
+[[gnu::always_inline]] inline float row_max_body(const float* row, int64_t n) {
   float lanes[kLanes];
   std::fill(lanes, lanes + kLanes, -std::numeric_limits<float>::infinity());
   int64_t j = 0;
@@ -41,14 +40,14 @@ float row_max(const float* row, int64_t n) {
 
 /// row[j] = exp(row[j] - shift) for j < n, returning their sum. exp by range reduction to
 /// [-ln2/2, ln2/2] and Cephes' expf polynomial (about 1 ulp); -inf gives exactly 0 and NaN stays
-/// NaN. Written without library calls so that each ISA clone vectorises it.
-__attribute__((target_clones("avx512f", "avx2", "default")))
-float exp_shifted_sum(float* row, int64_t n, float shift) {
+/// NaN. Written without library calls so that each ISA variant below vectorises it.
+[[gnu::always_inline]] inline float exp_shifted_sum_body(float* row, int64_t n, float shift) {
   constexpr float kRound = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
   for (int64_t j = 0; j < n; ++j) {
     const float x = row[j] - shift;
     float c = x < -87.0f ? -87.0f : x;
     c = c > 88.0f ? 88.0f : c;
+    c = c != c ? 0.0f : c;  // NaN: its result is replaced below; converting NaN to int is UB
     const float k = (c * 1.44269504088896341f + kRound) - kRound;
     const float r = (c - k * 0.693359375f) + k * 2.12194440e-4f;
     float p = 1.9875691500e-4f;
@@ -75,6 +74,42 @@ float exp_shifted_sum(float* row, int64_t n, float shift) {
   float sum = 0;
   for (float part : lanes) sum += part;
   return sum;
+}
+
+// The two loops compiled for AVX-512, AVX2 + FMA and the baseline, picked once by the CPU
+// (a plain call, not an ifunc: resolvers run before the sanitizers' runtime is set up).
+__attribute__((target("avx512f"))) float row_max_avx512(const float* row, int64_t n) {
+  return row_max_body(row, n);
+}
+__attribute__((target("avx2,fma"))) float row_max_avx2(const float* row, int64_t n) {
+  return row_max_body(row, n);
+}
+float row_max_baseline(const float* row, int64_t n) { return row_max_body(row, n); }
+__attribute__((target("avx512f"))) float exp_shifted_sum_avx512(float* row, int64_t n, float s) {
+  return exp_shifted_sum_body(row, n, s);
+}
+__attribute__((target("avx2,fma"))) float exp_shifted_sum_avx2(float* row, int64_t n, float s) {
+  return exp_shifted_sum_body(row, n, s);
+}
+float exp_shifted_sum_baseline(float* row, int64_t n, float s) {
+  return exp_shifted_sum_body(row, n, s);
+}
+
+struct RowKernels {
+  float (*max)(const float*, int64_t);
+  float (*exp_sum)(float*, int64_t, float);
+};
+
+const RowKernels& row_kernels() {
+  static const RowKernels kernels = [] {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) return RowKernels{row_max_avx512, exp_shifted_sum_avx512};
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+      return RowKernels{row_max_avx2, exp_shifted_sum_avx2};
+    }
+    return RowKernels{row_max_baseline, exp_shifted_sum_baseline};
+  }();
+  return kernels;
 }
 
 /// Element strides of a plain tensor of `shape` seen at rank `rank` (aligned to the right),
@@ -142,6 +177,7 @@ void mask_block(const AttentionGeometry& g, const void* mask, int64_t mask_offse
 void attend(const AttentionGeometry& g, const float* q, const float* k, const float* v,
             const void* mask, float* out, float* scratch, int64_t t, int64_t i0, int64_t rows) {
   constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
+  const RowKernels& kernels = row_kernels();
   const auto off = batch_offsets(g, t);
   const size_t r = g.q.size();
   float* scores = scratch;
@@ -162,13 +198,13 @@ void attend(const AttentionGeometry& g, const float* q, const float* k, const fl
     }
     for (int64_t a = 0; a < rows; ++a) {
       float* row = scores + a * cols;
-      const float new_top = std::max(top[a], row_max(row, cols));
+      const float new_top = std::max(top[a], kernels.max(row, cols));
       if (new_top == kMinusInf) {  // every key so far masked: nothing to add yet
         std::fill(row, row + cols, 0.0f);
         continue;
       }
       const float rescale = std::exp(top[a] - new_top);
-      sum[a] = sum[a] * rescale + exp_shifted_sum(row, cols, new_top);
+      sum[a] = sum[a] * rescale + kernels.exp_sum(row, cols, new_top);
       if (rescale != 1.0f) {
         for (int64_t c = 0; c < g.ev; ++c) o[a * g.ev + c] *= rescale;
       }
