@@ -118,15 +118,9 @@ bool unary(const Call& call, Tensor& out) {
 /// missing leading dimension or a size-1 one), so that walking the output with an odometer walks
 /// every operand too.
 std::vector<int64_t> broadcast_strides(const RefOperand& operand, const Shape& out_shape) {
-  std::vector<int64_t> strides(out_shape.size(), 0);
-  if (!operand.tensor) return strides;  // a scalar: every element reads the same value
-  const Shape& s = operand.tensor->shape();
-  std::vector<int64_t> own = strides_of(s);
-  size_t lead = out_shape.size() - s.size();
-  for (size_t d = lead; d < out_shape.size(); ++d) {
-    if (s[d - lead] != 1) strides[d] = own[d - lead];
-  }
-  return strides;
+  // A scalar: every element reads the same value.
+  if (!operand.tensor) return std::vector<int64_t>(out_shape.size(), 0);
+  return graft::broadcast_strides(operand.tensor->shape(), out_shape.size());
 }
 
 /// Calls `f(out_index, a_offset, b_offset)` for every output element in order. Adjacent

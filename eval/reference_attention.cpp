@@ -11,17 +11,6 @@
 namespace graft::eval::ref {
 namespace {
 
-/// Element strides of `shape` seen at rank `rank` (aligned to the right): 0 for the dims it
-/// lacks and for its size-1 dims, so that they broadcast.
-std::vector<int64_t> aligned_strides(const Shape& shape, size_t rank) {
-  std::vector<int64_t> own = strides_of(shape);
-  std::vector<int64_t> out(rank, 0);
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] != 1) out[rank - shape.size() + i] = own[i];
-  }
-  return out;
-}
-
 bool float32(const Tensor* t) { return t == nullptr || t->dtype() == DType::kFloat32; }
 
 }  // namespace
@@ -50,9 +39,11 @@ bool attention(const Call& call, Tensor& out) {
   // (…, S, E) strides, the mask directly, v and out per batch element.
   const size_t rank = out.rank();
   Shape batch(out.shape().begin(), out.shape().end() - 2);
-  auto sq = aligned_strides(q->shape(), rank), sk = aligned_strides(k->shape(), rank);
-  auto sv = aligned_strides(v->shape(), rank);
-  std::vector<int64_t> sm = mask ? aligned_strides(mask->shape(), rank) : std::vector<int64_t>(rank);
+  const std::vector<int64_t> sq = graft::broadcast_strides(q->shape(), rank);
+  const std::vector<int64_t> sk = graft::broadcast_strides(k->shape(), rank);
+  const std::vector<int64_t> sv = graft::broadcast_strides(v->shape(), rank);
+  const std::vector<int64_t> sm =
+      mask ? graft::broadcast_strides(mask->shape(), rank) : std::vector<int64_t>(rank);
   std::vector<int64_t> bstr = strides_of(batch);
   int64_t batches = 1;
   for (Dim d : batch) batches *= d;

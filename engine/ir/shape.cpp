@@ -70,6 +70,16 @@ std::optional<int64_t> element_count(const Shape& shape) {
   return count;
 }
 
+std::vector<int64_t> broadcast_strides(const Shape& shape, size_t rank) {
+  std::vector<int64_t> out(rank, 0);
+  int64_t stride = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    if (shape[i] != 1) out[rank - shape.size() + i] = stride;
+    stride *= shape[i];
+  }
+  return out;
+}
+
 bool within_size_limit(const TensorType& type) {
   int64_t bytes = static_cast<int64_t>(dtype_size(type.dtype));
   for (Dim d : type.shape) {

@@ -29,6 +29,10 @@ std::string dim_to_string(Dim d);
 std::string shape_to_string(const Shape& shape);
 /// Product of the dims, or nullopt if a dim is symbolic or the product overflows int64.
 std::optional<int64_t> element_count(const Shape& shape);
+/// Row-major element strides of a dense tensor of concrete `shape` seen with `rank` >= its own
+/// dims, aligned to the right: 0 for the dims it lacks and for its size-1 dims, so that walking
+/// the broadcast shape walks the tensor too (torch's broadcasting).
+std::vector<int64_t> broadcast_strides(const Shape& shape, size_t rank);
 
 struct TensorType {
   DType dtype = DType::kFloat32;

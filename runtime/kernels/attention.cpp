@@ -112,18 +112,6 @@ const RowKernels& row_kernels() {
   return kernels;
 }
 
-/// Element strides of a plain tensor of `shape` seen at rank `rank` (aligned to the right),
-/// 0 for the dims it lacks and its size-1 dims: they broadcast.
-std::vector<int64_t> aligned_strides(const Shape& shape, size_t rank) {
-  std::vector<int64_t> out(rank, 0);
-  int64_t stride = 1;
-  for (size_t i = shape.size(); i-- > 0;) {
-    if (shape[i] != 1) out[rank - shape.size() + i] = stride;
-    stride *= shape[i];
-  }
-  return out;
-}
-
 enum class MaskKind { kNone, kBool, kFloat };
 
 struct AttentionGeometry {
@@ -290,9 +278,9 @@ std::optional<KernelPlan> build_attention(KernelContext& ctx) {
                                    ? std::get<double>(*scale)
                                    : 1.0 / std::sqrt(static_cast<double>(g.e)));
   g.causal = *causal;
-  g.q = aligned_strides(q.shape(), rank);
-  g.k = aligned_strides(k.shape(), rank);
-  g.v = aligned_strides(v.shape(), rank);
+  g.q = broadcast_strides(q.shape(), rank);
+  g.k = broadcast_strides(k.shape(), rank);
+  g.v = broadcast_strides(v.shape(), rank);
   g.m.assign(rank, 0);
   // A constant causal mask (a buffer sliced and compared, folded at compile time) is is_causal:
   // the key blocks it hides are skipped instead of computed and masked.
@@ -302,7 +290,7 @@ std::optional<KernelPlan> build_attention(KernelContext& ctx) {
     g.causal = true;
   } else if (mask.is_tensor()) {
     g.mask = f32(mask) ? MaskKind::kFloat : MaskKind::kBool;
-    g.m = aligned_strides(mask.shape(), rank);
+    g.m = broadcast_strides(mask.shape(), rank);
   }
   // sgemm needs unit stride along E and Ev; a size-1 row dim broadcast (stride 0) is fine.
   g.q[rank - 1] = g.k[rank - 1] = g.v[rank - 1] = 1;
