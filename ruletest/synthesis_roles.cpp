@@ -78,6 +78,12 @@ bool from_input(OperandRole role) {
 
 TensorType tensor(Shape shape) { return TensorType{DType::kFloat32, std::move(shape)}; }
 
+/// A convolution's spatial dims: one per item of its stride (conv1d 1, conv2d 2, conv3d 3).
+int spatial_dims(const OpSchema& s) {
+  const int stride = s.attr_index("stride");
+  return stride >= 0 ? std::max(1, s.attrs[static_cast<size_t>(stride)].fixed_length) : 2;
+}
+
 /// A value of `spec` other than its default, for the attributes that have no entry of their
 /// own in candidates(): the other bool, the next int, a float halved and moved off zero.
 std::optional<AttrValue> other_than_default(const AttrSpec& spec) {
@@ -179,9 +185,7 @@ std::optional<TensorType> Synth::role_type(const OpSchema& s, size_t index,
   *positive = role == kPositive || role == kPositiveChannel;
   if (role == kLikeResult) return infer(s, vals, attrs);
   if (role == kConvInput) {  // (N, C, *spatial): as many spatial dims as the stride has items
-    const int stride = s.attr_index("stride");
-    const int spatial = stride >= 0 ? std::max(1, s.attrs[static_cast<size_t>(stride)].fixed_length) : 2;
-    return tensor(default_shape(rank_of(name, 2 + spatial), name));
+    return tensor(default_shape(rank_of(name, 2 + spatial_dims(s)), name));
   }
   if (const TensorType* key = known(1); role == kScores && x && key && x->rank() >= 2 &&
                                         key->rank() >= 2) {
@@ -234,9 +238,7 @@ std::optional<TensorType> Synth::input_role_type(const OpSchema& s, OperandRole 
     case kConvWeight:
     case kConvTransposeWeight: {
       // (N, C, *spatial) with one spatial dim per stride item (conv1d: 1, conv2d: 2, …).
-      const int stride = s.attr_index("stride");
-      const int64_t spatial =
-          stride >= 0 ? std::max(1, s.attrs[static_cast<size_t>(stride)].fixed_length) : 2;
+      const int64_t spatial = spatial_dims(s);
       if (x->rank() != 2 + spatial) return tensor(default_shape(static_cast<int>(2 + spatial), name));
       const AttrValue* g = attr("groups");
       int64_t channels = x->shape[1];
