@@ -7,11 +7,11 @@ set(GRAFT_FUZZ_LIBS_rules graft::dsl graft::eval)          # the reference folde
 set(GRAFT_FUZZ_LIBS_model_json graft::engine)
 set(GRAFT_FUZZ_LIBS_safetensors graft::engine)
 set(GRAFT_FUZZ_LIBS_rewrite graft::dsl graft::runtime)       # compares the graphs on oneDNN
-set(GRAFT_FUZZ_SOURCES_rewrite graph_recipe.cpp)             # recipe bytes -> graph
+set(GRAFT_FUZZ_SOURCES_rewrite graph_recipe.cpp numeric_oracle.cpp)  # recipe bytes -> graph
 set(GRAFT_FUZZ_LIBS_npy graft::eval)
 set(GRAFT_FUZZ_LIBS_compile graft::runtime)
 # Recipes, and the CLI's binding of a model's inputs (as `rewrite run` compiles).
-set(GRAFT_FUZZ_SOURCES_compile graph_recipe.cpp ../tools/rewrite/run_util.cpp)
+set(GRAFT_FUZZ_SOURCES_compile graph_recipe.cpp numeric_oracle.cpp ../tools/rewrite/run_util.cpp)
 
 # graft_fuzz_executable(EXE NAME [extra sources...]): EXE runs target NAME's entry point.
 function(graft_fuzz_executable exe name)
