@@ -7,6 +7,7 @@ source-line filter (source_lines.py), the capture's naming of parameters and inp
 """
 import contextlib
 import io
+import json
 import os
 import sys
 import unittest
@@ -15,12 +16,14 @@ SOURCE_DIR = sys.argv.pop(1) if len(sys.argv) > 1 else os.getcwd()
 sys.path.insert(0, os.path.join(SOURCE_DIR, "tools"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 import torchvision  # noqa: E402
 
 from export import aten_capture, aten_converter, source_lines  # noqa: E402
 from export.builder import GraphBuilder  # noqa: E402
+from export.files import safetensors_bytes  # noqa: E402
 from export.common import Dependent, ExportError, Unsupported  # noqa: E402
 from export.symbols import (Symbols, fold, parse_dynamic_dim, reshape_plan,  # noqa: E402
                             resolve, symbolic_shape)
@@ -210,6 +213,30 @@ class BatchOneTest(unittest.TestCase):
         self.assertEqual(symbols.sizes, {})
         self.assertIn("the captured graph changes with the batch size", stderr)
         self.assertIn("aten.mul.Tensor", [str(n.target) for n in base.gm.graph.nodes])
+
+
+class SafetensorsTest(unittest.TestCase):
+    def header(self, named):
+        data = safetensors_bytes(named)
+        length = int.from_bytes(data[:8], "little")
+        return json.loads(data[8:8 + length])
+
+    def test_a_scalar_constant_keeps_shape_empty(self):
+        # torch.full([], d ** 0.5) and torch.tensor(finfo.min) in attention code are 0-d.
+        header = self.header({"s": np.array(3.0, dtype=np.float32),
+                              "v": np.zeros((2, 3), dtype=np.float32)})
+        self.assertEqual(header["s"]["shape"], [])
+        self.assertEqual(header["s"]["data_offsets"], [0, 4])
+        self.assertEqual(header["v"]["shape"], [2, 3])
+
+    def test_a_strided_array_is_written_in_row_major_order(self):
+        array = np.arange(6, dtype=np.float32).reshape(2, 3).T
+        data = safetensors_bytes({"t": array})
+        header = self.header({"t": array})
+        start = 8 + int.from_bytes(data[:8], "little")
+        self.assertEqual(header["t"]["shape"], [3, 2])
+        self.assertEqual(np.frombuffer(data[start:start + 24], dtype=np.float32).tolist(),
+                         [0, 3, 1, 4, 2, 5])
 
 
 if __name__ == "__main__":

@@ -32,7 +32,8 @@ def safetensors_bytes(named, metadata=None):
     if metadata:
         header["__metadata__"] = {str(k): str(v) for k, v in metadata.items()}
     for name in sorted(named):
-        array = np.ascontiguousarray(named[name])
+        # np.ascontiguousarray would make a 0-d array 1-d; a scalar constant stays shape [].
+        array = np.require(named[name], requirements="C")
         dtype = _SAFETENSORS_DTYPES[array.dtype.name]
         data = array.astype(array.dtype.newbyteorder("<"), copy=False).tobytes()
         header[name] = {"dtype": dtype, "shape": list(array.shape),
