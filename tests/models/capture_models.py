@@ -113,6 +113,22 @@ class ClassToken(nn.Module):
         return self.fc(tokens)[:, 0]
 
 
+class ZeroedBiasSlice(nn.Module):
+    """Swin v2's attention bias: a copy of the qkv bias with its middle third zeroed in place
+    (slice_scatter after functionalisation), computed from parameters only, so the exporter
+    computes it and stores the result."""
+
+    def __init__(self):
+        super().__init__()
+        self.qkv = nn.Linear(8, 24)
+
+    def forward(self, x):
+        bias = self.qkv.bias.clone()
+        length = bias.numel() // 3
+        bias[length:2 * length].zero_()
+        return F.linear(x, self.qkv.weight, bias)
+
+
 def channel_shuffle():
     return ChannelShuffleNet()
 
@@ -139,3 +155,7 @@ def class_token():
 
 def self_attention():
     return SelfAttention(), torch.randn(1, 5, 16)
+
+
+def zeroed_bias_slice():
+    return ZeroedBiasSlice(), torch.randn(2, 3, 8)

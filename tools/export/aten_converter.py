@@ -93,6 +93,7 @@ class _Converter(GraphBuilder):
         self.env = {}
         self.outputs = []
         self.problems = []            # (aten node, key, Unsupported)
+        self.state_tensors = {}       # aten placeholder name -> its parameter or buffer
 
     def _variant_infos(self, node):
         return {s: _info(nodes[node.name]) for s, nodes in self.nodes_of.items()}
@@ -138,6 +139,7 @@ class _Converter(GraphBuilder):
                     kind, name, tensor = next(inputs)
                     if kind == "state":
                         self.env[node.name] = _State(name, tensor)
+                        self.state_tensors[node.name] = tensor
                     else:
                         info = TensorInfo(tensor.shape, tensor.dtype)
                         self.env[node.name] = self.add_placeholder(self.unique(name),
@@ -189,6 +191,17 @@ class _Converter(GraphBuilder):
         key = _key(node.target)
         if self._foldable(node, key):
             return _Constant(node.name, self._evaluate(node, key))
+        try:
+            return self._convert_call(node, key)
+        except Unsupported:
+            # An op graft cannot express, computed from parameters and buffers only (swin v2
+            # zeroes a slice of a copy of its qkv bias): its value is the same in every run,
+            # so it is computed here and stored as a constant.
+            if key == "getitem" or not self._from_state_only(node, key):
+                raise
+            return _Constant(node.name, self._state_value(node))
+
+    def _convert_call(self, node, key):
         row = None
         if key != "getitem":
             row = aten_ops.ROWS.get(key)
@@ -237,6 +250,49 @@ class _Converter(GraphBuilder):
                     node.kwargs, other.kwargs, nodes):
                 return False
         return True
+
+    def _from_state_only(self, node, key):
+        """Whether `node` is computed from parameters, buffers and folded values only, by
+        deterministic ops, with the same arguments and shape in every run."""
+        if key in aten_ops.RANDOM or not self._state_derived(node):
+            return False
+        base, variants = self.current
+        return all(_shape_of(v) == _shape_of(base) for v in variants.values()) and all(
+            _same_constants(node.args, nodes[node.name].args, nodes)
+            and _same_constants(node.kwargs, nodes[node.name].kwargs, nodes)
+            for nodes in self.nodes_of.values())
+
+    def _state_derived(self, node, seen=None):
+        seen = {} if seen is None else seen
+        if node.name not in seen:
+            if node.name in self.state_tensors or isinstance(self.env.get(node.name), _Constant):
+                seen[node.name] = True
+            elif node.op != "call_function" or _key(node.target) in aten_ops.RANDOM:
+                seen[node.name] = False
+            else:
+                inputs = node.all_input_nodes
+                seen[node.name] = bool(inputs) and all(self._state_derived(n, seen)
+                                                       for n in inputs)
+        return seen[node.name]
+
+    def _state_value(self, node, values=None):
+        """The value of a node that _state_derived accepts, computed with torch."""
+        values = {} if values is None else values
+        if node.name not in values:
+            value = self.env.get(node.name)
+            if node.name in self.state_tensors:
+                values[node.name] = self.state_tensors[node.name]
+            elif isinstance(value, _Constant):
+                values[node.name] = value.value
+            else:
+                args = torch.fx.node.map_arg(node.args, lambda n: self._state_value(n, values))
+                kwargs = torch.fx.node.map_arg(node.kwargs,
+                                               lambda n: self._state_value(n, values))
+                with torch.no_grad():
+                    result = node.target(*args, **kwargs)
+                values[node.name] = (result.detach().clone() if isinstance(result, torch.Tensor)
+                                     else result)
+        return values[node.name]
 
     def _evaluate(self, node, key):
         def value(n):
@@ -415,4 +471,5 @@ def convert(module, example_inputs, symbols, metadata=None):
     converter.convert()
     if converter.problems:
         raise problems_error(module, converter.problems)
+    converter.prune_unused()
     return finish(module, example_inputs, converter, symbols, metadata, base.gm, "aten")

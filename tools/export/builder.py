@@ -100,6 +100,17 @@ def _cuts_to(runs, shapes):
     return cuts
 
 
+def _referenced(value):
+    """The node names a JSON argument value refers to ({"node": name}, nested in lists)."""
+    if isinstance(value, dict):
+        if set(value) == {"node"}:
+            return [value["node"]]
+        return [name for v in value.values() for name in _referenced(v)]
+    if isinstance(value, list):
+        return [name for v in value for name in _referenced(v)]
+    return []
+
+
 class GraphBuilder:
     """The graft graph being built. Subclasses set self.current = (base summary, {symbol:
     summary}) of the traced node being converted and self.current_name before calling its
@@ -116,6 +127,23 @@ class GraphBuilder:
         self.current = (None, {})
         self.current_name = None
         self.result_name = None
+
+    def prune_unused(self):
+        """Drops the call and get_attr nodes no output depends on (what an op folded at export
+        read), and the tensors only those read. Placeholders stay: they are the inputs."""
+        by_name = {n["name"]: n for n in self.nodes}
+        used, stack = set(), [n["name"] for n in self.nodes if n["op"] == "output"]
+        while stack:
+            name = stack.pop()
+            if name in used:
+                continue
+            used.add(name)
+            node = by_name[name]
+            stack += _referenced(node.get("args", [])) + _referenced(node.get("kwargs", {}))
+        self.nodes = [n for n in self.nodes if n["op"] == "placeholder" or n["name"] in used]
+        read = {n["target"] for n in self.nodes if n["op"] == "get_attr"}
+        self.tensors = {k: v for k, v in self.tensors.items() if k in read}
+        self.attr_nodes = {k: v for k, v in self.attr_nodes.items() if k in read}
 
     # ** the interface of the op tables **
 
