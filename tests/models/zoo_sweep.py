@@ -7,11 +7,11 @@ summary of what passed and why the others failed.
                  [--models a,b] [--skip a,b] [--jobs J] [--timeout S] [--json FILE]
 
 Kinds are torchvision.models.list_models()'s modules: classification (the default, with
-segmentation and video), segmentation, video, detection, optical_flow. Each model runs at batch 1
-on its kind's input size (video clips of 16 frames of 112 x 112, 224 x 224 for s3d and MViT;
-images of 224 x 224, 299 x 299 for inception_v3) with the tolerances of the models tests (error relative
-to the output's largest magnitude, batch-norm statistics randomised). A model's working
-directory is removed after it passes. Exits 1 when a model fails.
+segmentation and video), segmentation, video, detection, optical_flow. Each model runs at batch
+1 on its kind's input size (video clips of 16 frames of 112 x 112, 224 x 224 for s3d and MViT;
+images of 224 x 224, 299 x 299 for inception_v3) with the tolerances of the models tests
+(error relative to the output's largest magnitude, batch-norm statistics randomised). A
+model's working directory is removed after it passes. Exits 1 when a model fails.
 """
 import argparse
 import json
