@@ -129,6 +129,18 @@ class ZeroedBiasSlice(nn.Module):
         return F.linear(x, self.qkv.weight, bias)
 
 
+class RelativePositionEinsum(nn.Module):
+    """MViT's relative position term, an einsum of activations with a parameter table: at batch
+    1 PyTorch permutes by which dims are 1, so the batch is traced symbolic at 2 and 3."""
+
+    def __init__(self):
+        super().__init__()
+        self.table = nn.Parameter(torch.randn(4, 5, 6))
+
+    def forward(self, x):
+        return torch.einsum("bythwc,hkc->bythwk", x, self.table)
+
+
 def channel_shuffle():
     return ChannelShuffleNet()
 
@@ -159,3 +171,7 @@ def self_attention():
 
 def zeroed_bias_slice():
     return ZeroedBiasSlice(), torch.randn(2, 3, 8)
+
+
+def relative_position_einsum():
+    return RelativePositionEinsum(), torch.randn(1, 2, 3, 4, 3, 6)

@@ -22,7 +22,7 @@ from .aten_capture import capture
 from .aten_recompose import recompose
 from .aten_rows import Args, bind
 from .builder import GraphBuilder, TensorInfo
-from .common import FAILED, ExportError, MissingOp, Ref, Unsupported
+from .common import FAILED, ExportError, MissingOp, Ref, Unsupported, advice
 from .converter import finish, record_runs
 from .registry import graft_ops, ops_md_path
 from .source_lines import user_frame_of_node
@@ -406,6 +406,43 @@ def _capture_runs(module, example_inputs, symbols):
     return base, variants, symbols
 
 
+def _batch_only(problems, symbols):
+    """Whether every problem is a value that follows the symbolic batch and nothing else."""
+    return BATCH in symbols.sizes and all(str(e).endswith(advice([BATCH]))
+                                          for _, _, e in problems)
+
+
+def _convert_with_static_batch(module, example_inputs, base, variants, symbols, failed):
+    """A conversion whose only problems are values that follow the batch (einsum at batch 1
+    permutes by which dims are 1): first the symbolic batch traced at 2 and 3, where PyTorch
+    arranges data movement as at any larger batch; failing that, a static batch, with a
+    warning, as for a graph that changes with the batch."""
+    decompositions = get_decompositions(aten_ops.DECOMPOSE)
+
+    def run(inputs):
+        captured = capture(module, inputs, decompositions)
+        recompose(captured.gm)
+        return captured
+
+    if symbols.sizes[BATCH] == 1:
+        runs = _runs_at_batch_2(run, example_inputs, symbols, base)
+        if runs is not None:
+            converter = _Converter(*runs)
+            converter.convert()
+            if not converter.problems:
+                return converter
+    static = symbols.without(BATCH)
+    converter = _Converter(base, {s: v for s, v in variants.items() if s != BATCH}, static)
+    converter.convert()
+    if not converter.problems:
+        first = failed.problems[0]
+        print("export_fx.py: warning: %s (node %s) follows the batch size in a way graft cannot "
+              "write symbolically (%s); exporting with a static batch of %d"
+              % (first[1], first[0].name, str(first[2]).split(";")[0], symbols.sizes[BATCH]),
+              file=sys.stderr)
+    return converter
+
+
 def _call_names(nodes):
     """The names of the traced calls that failed, in order: a getitem's is its producer's
     (the output of a split is that split's problem)."""
@@ -469,7 +506,10 @@ def convert(module, example_inputs, symbols, metadata=None):
     base, variants, symbols = _capture_runs(module, example_inputs, symbols)
     converter = _Converter(base, variants, symbols)
     converter.convert()
+    if converter.problems and _batch_only(converter.problems, symbols):
+        converter = _convert_with_static_batch(module, example_inputs, base, variants, symbols,
+                                               converter)
     if converter.problems:
         raise problems_error(module, converter.problems)
     converter.prune_unused()
-    return finish(module, example_inputs, converter, symbols, metadata, base.gm, "aten")
+    return finish(module, example_inputs, converter, converter.symbols, metadata, base.gm, "aten")
