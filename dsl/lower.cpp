@@ -8,12 +8,11 @@
 //   replacement  statements and return values become ReplOps in evaluation order.
 // Sema has already rejected whatever the language forbids, so most checks here are defensive;
 // the ones that are not are what the language accepts but the engine cannot run (see
-// check_connected and value_ref). Every problem is a located error; nothing is dropped silently.
+// value_ref). Every problem is a located error; nothing is dropped silently.
 #include "dsl/lower.h"
 
 #include <algorithm>
 #include <map>
-#include <numeric>
 #include <set>
 #include <string>
 #include <string_view>
@@ -36,20 +35,6 @@ CmpOp lower_cmp(ast::CmpOp op) {
   static_assert(static_cast<size_t>(ast::CmpOp::kIn) == std::size(kOps) - 1);
   return kOps[static_cast<size_t>(op)];
 }
-
-/// Disjoint sets over PatNodes and variables, for the connectivity of multi-output patterns.
-class UnionFind {
- public:
-  explicit UnionFind(size_t n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), 0); }
-  size_t find(size_t x) {
-    while (parent_[x] != x) x = parent_[x] = parent_[parent_[x]];
-    return x;
-  }
-  void join(size_t a, size_t b) { parent_[find(a)] = find(b); }
-
- private:
-  std::vector<size_t> parent_;
-};
 
 /// A call argument lowered once (for all alternatives): one value, or a list's items.
 template <typename Value>
@@ -152,7 +137,6 @@ class RuleLowering {
       }
     }
     const ast::ReturnStmt& ret = *pattern.body->ret;
-    std::vector<SourceRange> root_ranges;
     for (const ast::Expr* e : ret.values) {
       std::optional<uint32_t> root;
       const auto* name = ast::dyn_cast<ast::NameExpr>(e);
@@ -169,30 +153,6 @@ class RuleLowering {
         continue;
       }
       rule_.roots.push_back(*root);
-      root_ranges.push_back(e->range);
-    }
-    check_connected(root_ranges);
-  }
-
-  /// A multi-output pattern is found from one root through shared inputs, so every root must
-  /// be connected to the first one through PatNodes and variables.
-  void check_connected(const std::vector<SourceRange>& root_ranges) {
-    if (rule_.roots.size() < 2) return;
-    size_t node_count = rule_.nodes.size();
-    UnionFind sets(node_count + rule_.var_names.size());
-    for (size_t n = 0; n < node_count; ++n) {
-      for (const PatAlt& alt : rule_.nodes[n].alts) {
-        for (const PatValue& v : alt.operands) {
-          if (v.kind == PatValue::Kind::kNode) sets.join(n, v.index);
-          if (v.kind == PatValue::Kind::kVar) sets.join(n, node_count + v.index);
-        }
-      }
-    }
-    for (size_t r = 1; r < rule_.roots.size(); ++r) {
-      if (sets.find(rule_.roots[r]) != sets.find(rule_.roots[0])) {
-        error(root_ranges[r], "the outputs of a multi-output pattern must share an input");
-        return;
-      }
     }
   }
 

@@ -1,8 +1,8 @@
 // Lowering: the checked AST of a RuleFileSet -> the engine's rule IR (engine/match/pattern.h),
 // which the matcher and the rewrite driver run. Sema has already resolved ops, bound arguments and
 // names, so lowering is mostly a translation; it reports (at the construct's source range) only
-// what the language accepts but the engine cannot run, such as a multi-output pattern whose
-// outputs share no input.
+// what the language accepts but the engine cannot run, such as a parameter that no pattern op
+// reads.
 #pragma once
 
 #include <optional>

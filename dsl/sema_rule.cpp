@@ -1,7 +1,8 @@
 // Sema of one rule: the pattern's scope (parameters, statements, returned values), its `where`
 // clauses and benefit, and the replacement, which sees every pattern binding and `$` variable.
 // Unused pattern parameters and `$` variables are warnings; a pattern statement whose value
-// feeds nothing is an error, because it would be a second, unconnected pattern.
+// feeds nothing and is not returned is an error, since a match would erase what it matched
+// with nothing in its place.
 #include <set>
 
 #include "dsl/sema_internal.h"

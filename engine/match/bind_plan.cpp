@@ -2,6 +2,7 @@
 #include "engine/match/bind_plan.h"
 
 #include <algorithm>
+#include <numeric>
 
 namespace graft {
 namespace {
@@ -46,6 +47,34 @@ bool has_choices(const Rule& rule) {
   return joins(rule);
 }
 
+/// The number of parts of `rule`'s pattern: sets of pattern nodes connected through operands
+/// and variables (a union-find over nodes, then variables).
+uint32_t count_parts(const Rule& rule) {
+  size_t node_count = rule.nodes.size();
+  std::vector<size_t> parent(node_count + rule.var_names.size());
+  std::iota(parent.begin(), parent.end(), 0);
+  auto find = [&](size_t x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  for (size_t n = 0; n < node_count; ++n) {
+    for (const PatAlt& alt : rule.nodes[n].alts) {
+      for (const PatValue& v : alt.operands) {
+        if (v.kind == PatValue::Kind::kNode) parent[find(n)] = find(v.index);
+        if (v.kind == PatValue::Kind::kVar) parent[find(n)] = find(node_count + v.index);
+      }
+    }
+  }
+  std::vector<char> seen(parent.size(), 0);
+  uint32_t parts = 0;
+  for (size_t n = 0; n < node_count; ++n) {
+    char& s = seen[find(n)];
+    parts += s == 0;
+    s = 1;
+  }
+  return std::max<uint32_t>(parts, 1);
+}
+
 }  // namespace
 
 BindPlan make_bind_plan(const Rule& rule) {
@@ -54,6 +83,7 @@ BindPlan make_bind_plan(const Rule& rule) {
   plan.attr_slots = plan.var_slots + static_cast<uint32_t>(rule.var_names.size());
   plan.slot_count = plan.attr_slots + static_cast<uint32_t>(rule.attr_var_names.size());
   plan.has_choices = has_choices(rule);
+  plan.parts = count_parts(rule);
   std::vector<uint32_t>& slots = plan.condition_slots;
   for (const Condition& c : rule.conditions) {
     for (const ValueRef& v : c.values) add_reads(plan, v, &slots);

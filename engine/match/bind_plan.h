@@ -23,6 +23,10 @@ struct BindPlan {
   bool has_choices = false;
   /// The slots the `where` conditions read (variables, pattern nodes, attribute variables).
   std::vector<uint32_t> condition_slots;
+  /// The pattern's parts: its pattern nodes grouped by whether they are connected through
+  /// operands and shared variables. A pattern of two or more (`return relu(a), sigmoid(b)`)
+  /// is bound part by part, each later part from the nodes of its class (docs/matcher.md).
+  uint32_t parts = 1;
 };
 
 BindPlan make_bind_plan(const Rule& rule);

@@ -78,6 +78,7 @@ std::string CompiledRules::dump() const {
       out += fmt::format(" n{}=c{}", n, node_class_[r][n]);
     }
     out += fmt::format("; {} slots; {}", plan.slot_count, plan.has_choices ? "choices" : "one way");
+    if (plan.parts > 1) out += fmt::format("; {} parts", plan.parts);
     if (!plan.condition_slots.empty()) {
       out += "; where reads";
       for (uint32_t s : plan.condition_slots) out += " " + slot_text(rule, plan, s);

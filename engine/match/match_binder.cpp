@@ -1,9 +1,11 @@
 // Tier 2 of the matcher: binding a rule's pattern nodes to graph nodes at an anchor. A small
 // backtracking search over pending (pattern node, graph node) pairs: commutative operands are
 // tried in both orders, pattern nodes not reachable from the anchor (other roots of a
-// multi-output pattern) are joined through the users of values already bound, and the result
-// must pass the attribute checks and the `where` conditions. A failure backjumps over the
-// choices it does not depend on, and a budget of steps bounds the rest (docs/matcher.md).
+// multi-output pattern) are joined through the users of values already bound, a part of the
+// pattern that shares no input with the rest starts at each node of its class in turn, and the
+// result must pass the attribute checks and the `where` conditions. A failure backjumps over
+// the choices it does not depend on, and budgets of steps and combinations bound the rest
+// (docs/matcher.md).
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -54,16 +56,21 @@ class Binder {
   /// `with_conditions` false: bind the pattern (structure, attributes, literals) and leave the
   /// `where` clauses to the caller — only for rules that bind one way (binding_leader).
   /// `budget`: the most bind_node calls before giving up (exhausted()).
+  /// `nodes_in_class` and `parts`: where a part that shares no input with the rest may start,
+  /// and how the parts combine (PartSearch).
   Binder(const Rule& rule, const CompiledRules& compiled, uint32_t rule_index,
          const std::function<bool(const Node*, uint32_t)>& has_class, bool with_conditions,
-         uint64_t budget)
+         uint64_t budget, const std::function<const std::vector<Node*>&(uint32_t)>& nodes_in_class,
+         PartSearch& parts)
       : rule_(rule),
         compiled_(compiled),
         plan_(compiled.bind_plan(rule_index)),
         rule_index_(rule_index),
         has_class_(has_class),
         with_conditions_(with_conditions),
-        budget_(budget) {}
+        budget_(budget),
+        nodes_in_class_(nodes_in_class),
+        parts_(parts) {}
 
   std::optional<Binding> run(Node* anchor, std::string* why) {
     why_ = why;
@@ -96,6 +103,7 @@ class Binder {
   }
 
   bool exhausted() const { return exhausted_; }
+  bool out_of_combinations() const { return out_of_combinations_; }
 
  private:
   struct Task {
@@ -154,7 +162,7 @@ class Binder {
       users.erase(std::unique(users.begin(), users.end()), users.end());
       Choices::Point point(*choices_, b.reasons, Origin{via_slot, kNoChoice});
       for (Node* u : users) {
-        if (exhausted_) return false;
+        if (stopped()) return false;
         if (!has_class_(u, compiled_.class_of(rule_index_, q))) continue;
         Binding copy = b;
         std::vector<Task> join{{q, u, Origin{via_slot, point.index()}}};
@@ -169,10 +177,7 @@ class Binder {
       point.exhausted();
       return false;
     }
-    if (std::any_of(b.nodes.begin(), b.nodes.end(), [](Node* n) { return n == nullptr; })) {
-      fail([&] { return std::string("the pattern is not connected to the anchor"); });
-      return choices_->conflict_all();
-    }
+    if (std::optional<uint32_t> start = next_part(b)) return bind_part(b, *start, result);
     std::string reason;  // only when explaining: building it costs more than the check
     if (with_conditions_) steps_ += rule_.conditions.size();  // each costs about a binding step
     if (with_conditions_ && !conditions_hold(rule_, b.nodes, b.vars, b.attr_vars,
@@ -180,9 +185,69 @@ class Binder {
       fail([&] { return reason; });
       return choices_->conflict(b.reasons, plan_.condition_slots);
     }
+    if (plan_.parts > 1 && parts_.declined) {
+      Match m{rule_index_, b.nodes, b.vars, b.attr_vars, b.symbols};
+      std::string declined = parts_.declined(m);
+      if (!declined.empty()) {
+        fail([&] { return "the driver declines this combination of the pattern's parts: " + declined; });
+        return choices_->conflict_all();  // it may read any binding
+      }
+    }
     *result = std::move(b);  // the caller's binding is spent once solve() returns
     return true;
   }
+
+  /// Where the next part of the pattern starts once no pattern node is left to join: its first
+  /// returned node not bound yet or, when every returned one is (a part reached only through a
+  /// variable bound to None), the last node not bound (nothing bound reads it). nullopt when
+  /// every pattern node is bound.
+  std::optional<uint32_t> next_part(const Binding& b) const {
+    for (uint32_t r : rule_.roots) {
+      if (b.nodes[r] == nullptr) return r;
+    }
+    for (size_t q = rule_.nodes.size(); q-- > 0;) {
+      if (b.nodes[q] == nullptr) return static_cast<uint32_t>(q);
+    }
+    return std::nullopt;
+  }
+
+  bool is_taken(const Node* n) const {
+    return parts_.taken != nullptr && n->id() < parts_.taken->size() && (*parts_.taken)[n->id()];
+  }
+
+  /// Binds the part that starts at pattern node `q` and shares nothing with what is bound: at
+  /// each node of q's class in graph order that no earlier match of the rule took, one
+  /// combination of the budget each, until one completes the match.
+  bool bind_part(Binding& b, uint32_t q, std::optional<Binding>* result) {
+    uint32_t klass = compiled_.class_of(rule_index_, q);
+    const std::vector<Node*>& candidates = nodes_in_class_(klass);
+    size_t& first = parts_.first_free[klass];
+    while (first < candidates.size() && is_taken(candidates[first])) ++first;
+    Choices::Point point(*choices_, b.reasons, Origin{});
+    for (size_t i = first; i < candidates.size(); ++i) {
+      if (stopped()) return false;
+      if (is_taken(candidates[i])) continue;
+      if (parts_.combinations_left == 0) {
+        out_of_combinations_ = true;
+        return choices_->conflict_all();
+      }
+      --parts_.combinations_left;
+      Binding copy = b;
+      std::vector<Task> start{{q, candidates[i], Origin{kNoSlot, point.index()}}};
+      if (solve(copy, start, result)) return true;
+      if (!point.worth_another()) return false;
+    }
+    fail([&] {
+      return "no node matches pattern node " + where(q) +
+             ", which shares no input with the pattern's other part" +
+             (plan_.parts > 2 ? "s" : "");
+    });
+    point.exhausted();
+    return false;
+  }
+
+  /// The search stops once either budget is spent: every attempt fails from then on.
+  bool stopped() const { return exhausted_ || out_of_combinations_; }
 
   /// A graph node bound to one of `q`'s operands (a variable's node or a bound pattern node),
   /// and that binding's slot.
@@ -242,6 +307,10 @@ class Binder {
       fail([&] { return std::string("'" + n->name() + "' is already matched by another pattern node than " + where(p)); });
       return choices_->conflict(b.reasons, task.origin, {static_cast<uint32_t>(other - b.nodes.begin())});
     }
+    if (is_taken(n)) {
+      fail([&] { return "'" + n->name() + "' belongs to an earlier match of the rule in this pass"; });
+      return choices_->conflict(b.reasons, task.origin);
+    }
     const PatNode& pat = rule_.nodes[p];
     // The attempts: each alternative with n's op, in one or two operand orders (a commutative
     // pattern node, on a node whose attributes let it commute: not an add with alpha=2). All
@@ -272,7 +341,7 @@ class Binder {
     for (const PatAlt& alt : pat.alts) {
       for (int order = 0; order < orders && attempts > 0; ++order) {
         if (!worth_trying(alt, *n, order)) continue;
-        if (exhausted_) return false;
+        if (stopped()) return false;
         Origin here{p, point.index()};
         if (--attempts == 0) {
           if (attempt(b, p, alt, order == 1, here, tasks, result)) return true;
@@ -428,20 +497,25 @@ class Binder {
   std::string* why_ = nullptr;
   Choices* choices_ = nullptr;
   uint64_t budget_;
+  const std::function<const std::vector<Node*>&(uint32_t)>& nodes_in_class_;
+  PartSearch& parts_;
   uint64_t steps_ = 0;      // bind_node calls so far
-  bool exhausted_ = false;  // steps_ passed budget_: every search fails from then on
+  bool exhausted_ = false;  // steps_ passed budget_
+  bool out_of_combinations_ = false;  // parts_.combinations_left ran out
 };
 
 }  // namespace
 
-std::optional<Match> Matcher::match_at(uint32_t rule_index, Node* node, Explanation* why) {
-  return bind(rule_index, node, /*with_conditions=*/true, why);
+std::optional<Match> Matcher::match_at(uint32_t rule_index, Node* node, Explanation* why,
+                                       PartSearch* parts) {
+  return bind(rule_index, node, /*with_conditions=*/true, why, parts);
 }
 
 std::optional<Match> Matcher::bind(uint32_t rule_index, Node* node, bool with_conditions,
-                                   Explanation* why) {
+                                   Explanation* why, PartSearch* parts) {
   const Rule& rule = compiled_.rules().rules[rule_index];
   gave_up_ = false;
+  out_of_combinations_ = false;
   std::string reason;
   // Tier 1's labels prune the search. When explaining, the binder re-checks everything itself
   // and names the first failing check, which the labels (a bit set) cannot.
@@ -455,15 +529,25 @@ std::optional<Match> Matcher::bind(uint32_t rule_index, Node* node, bool with_co
     return std::nullopt;
   }
   if (!has_class(node, compiled_.class_of(rule_index, rule.roots[0]))) return std::nullopt;
-  Binder binder(rule, compiled_, rule_index, has_class, with_conditions, binding_budget_);
+  std::function<const std::vector<Node*>&(uint32_t)> in_class = [this](uint32_t klass)
+      -> const std::vector<Node*>& { return nodes_in_class(klass); };
+  PartSearch fresh;
+  PartSearch& search = parts != nullptr ? *parts : fresh;
+  uint64_t combinations = search.combinations_left;
+  Binder binder(rule, compiled_, rule_index, has_class, with_conditions, binding_budget_, in_class,
+                search);
   std::optional<Binding> b = binder.run(node, why ? &reason : nullptr);
   gave_up_ = binder.exhausted();
+  out_of_combinations_ = binder.out_of_combinations();
   if (why != nullptr) {
     why->matched = b.has_value();
     why->reason = b         ? "matched"
                   : gave_up_ ? "gave up after " + std::to_string(binding_budget_) +
                                    " binding steps (" + kGaveUpHint + ")"
-                             : reason;
+                  : out_of_combinations_
+                      ? "gave up after " + std::to_string(combinations) +
+                            " combinations of the pattern's parts"
+                      : reason;
   }
   if (!b) return std::nullopt;
   Match m;
@@ -483,7 +567,7 @@ std::optional<Match> Matcher::AnchorMatches::match(uint32_t rule) {
                          [&](const Bound& b) { return b.leader == leader; });
   if (it == bound_.end()) {
     std::optional<Match> binding =
-        matcher_.bind(leader, anchor_, /*with_conditions=*/false, nullptr);
+        matcher_.bind(leader, anchor_, /*with_conditions=*/false, nullptr, nullptr);
     bound_.push_back({leader, std::move(binding), matcher_.gave_up_});
     it = bound_.end() - 1;
   }

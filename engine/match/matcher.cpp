@@ -354,6 +354,7 @@ uint64_t Matcher::predicate_mask(const Node& node) {
 }
 
 std::vector<Node*> Matcher::label_all(const std::function<void(Node*)>& on_anchor) {
+  ++labelling_;
   node_state_.assign(graph_.id_bound(), 0);
   std::vector<Node*> anchors;
   for (Node* node : graph_.nodes()) {
@@ -367,6 +368,7 @@ std::vector<Node*> Matcher::label_all(const std::function<void(Node*)>& on_ancho
 }
 
 std::vector<Node*> Matcher::relabel(const std::vector<Node*>& nodes) {
+  ++labelling_;
   if (node_state_.size() < graph_.id_bound()) node_state_.resize(graph_.id_bound(), 0);
   // The changed nodes and their users up to the tallest pattern's height, level by level.
   enum : char { kOutside = 0, kInRegion, kWaiting, kLabelled };
@@ -431,6 +433,21 @@ std::vector<Node*> Matcher::relabel(const std::vector<Node*>& nodes) {
 const std::vector<uint32_t>& Matcher::anchored_rules(const Node* node) {
   uint32_t state = node->id() < node_state_.size() ? node_state_[node->id()] : 0;
   return state_rules_[state];
+}
+
+const std::vector<Node*>& Matcher::nodes_in_class(uint32_t klass) {
+  if (class_nodes_labelling_ != labelling_) {
+    class_nodes_.clear();
+    class_nodes_labelling_ = labelling_;
+  }
+  auto [it, added] = class_nodes_.try_emplace(klass);
+  if (added) {
+    for (Node* n : graph_.nodes()) {
+      uint32_t state = n->id() < node_state_.size() ? node_state_[n->id()] : 0;
+      if (state != 0 && state_has(state, klass)) it->second.push_back(n);
+    }
+  }
+  return it->second;
 }
 
 }  // namespace graft

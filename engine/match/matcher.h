@@ -128,6 +128,29 @@ inline constexpr const char* kGaveUpHint =
     "commutative operands leave too many ways to bind the pattern; 'ordered' calls "
     "narrow them";
 
+/// How a search combines the parts of a pattern that share no input (BindPlan::parts > 1,
+/// `return relu(a), sigmoid(b)`): the first part is bound at the anchor, each later one at the
+/// nodes of its class in graph order (docs/matcher.md#patterns-of-several-parts). The driver
+/// keeps one per rule and pass; match_at without one searches with a fresh one.
+struct PartSearch {
+  /// The most combinations one search may try (a later part tried at one node is one), by
+  /// default: enough for every pairing in graphs of a thousand nodes per part, and a bound on
+  /// a pass's time whatever the graph (RewriteOptions::max_combinations).
+  static constexpr uint64_t kDefaultCombinations = 1'000'000;
+  /// By node id: nodes no part may bind (earlier matches of the rule in this pass took them);
+  /// ids past the end are free. Null: none.
+  const std::vector<char>* taken = nullptr;
+  /// Why the driver would decline a combination, "" when it would apply it (why_declined):
+  /// a declined combination is passed over for the next one, as torch.fx drops matches that
+  /// are not self-contained or would form a cycle before choosing among the rest.
+  std::function<std::string(const Match&)> declined;
+  /// Combinations left; a search that runs out stops (Matcher::ran_out_of_combinations).
+  uint64_t combinations_left = kDefaultCombinations;
+  /// Per class of a part's first node: how many of the class's nodes at the front are taken,
+  /// so that a rule's later anchors do not walk past them again.
+  std::unordered_map<uint32_t, size_t> first_free;
+};
+
 /// Why a rule did or did not match at a node (`--explain`).
 struct Explanation {
   bool matched = false;
@@ -151,8 +174,10 @@ class Matcher {
 
   /// Rules (of `enabled`, all when empty) whose anchor class is in `node`'s state.
   const std::vector<uint32_t>& anchored_rules(const Node* node);
-  /// Tries rule `rule` anchored at `node`; the first match found, or nullopt.
-  std::optional<Match> match_at(uint32_t rule, Node* node, Explanation* why = nullptr);
+  /// Tries rule `rule` anchored at `node`; the first match found, or nullopt. A pattern of
+  /// several parts combines them as `parts` says (a fresh PartSearch when null).
+  std::optional<Match> match_at(uint32_t rule, Node* node, Explanation* why = nullptr,
+                                PartSearch* parts = nullptr);
 
   /// The most steps (pattern node bindings tried) one candidate may take; 0 means
   /// kDefaultBindingBudget. Binding is polynomial in the pattern's size for the usual rules
@@ -165,6 +190,9 @@ class Matcher {
   /// Whether the last match_at (or AnchorMatches::match) gave up: it ran out of binding steps
   /// before finding a match or ruling one out. Its nullopt then means "not known".
   bool gave_up() const { return gave_up_; }
+  /// Whether the last match_at stopped because its PartSearch ran out of combinations; its
+  /// nullopt then means "not known" too.
+  bool ran_out_of_combinations() const { return out_of_combinations_; }
 
   /// Tries several rules at one anchor, as match_at does, but binds the pattern of a group of
   /// rules that differ only in their `where` clauses (CompiledRules::binding_leader) once.
@@ -213,7 +241,11 @@ class Matcher {
   /// CompiledRules::predicate_mask, remembered per op for the last attribute list seen.
   uint64_t predicate_mask(const Node& node);
   /// match_at's binding step; `with_conditions` false binds the pattern only.
-  std::optional<Match> bind(uint32_t rule, Node* node, bool with_conditions, Explanation* why);
+  std::optional<Match> bind(uint32_t rule, Node* node, bool with_conditions, Explanation* why,
+                            PartSearch* parts);
+  /// The live nodes whose state holds class `klass`, in graph order: where a part of a
+  /// pattern that shares no input with its anchor's may start. Built once per labelling.
+  const std::vector<Node*>& nodes_in_class(uint32_t klass);
   uint32_t state_of_input(const Input& in) const;
   uint32_t intern_state(std::vector<uint32_t> classes);
   bool item_matches(const CompiledRules::Item& item, uint64_t mask,
@@ -224,6 +256,10 @@ class Matcher {
   const Graph& graph_;
   uint64_t binding_budget_ = kDefaultBindingBudget;
   bool gave_up_ = false;
+  bool out_of_combinations_ = false;
+  uint64_t labelling_ = 0;  // bumped by label_all and relabel: class_nodes_ is stale then
+  uint64_t class_nodes_labelling_ = ~uint64_t{0};
+  std::unordered_map<uint32_t, std::vector<Node*>> class_nodes_;  // see nodes_in_class
   std::vector<uint32_t> node_state_;  // by node id; 0 = empty state
   std::vector<std::vector<uint32_t>> states_;          // state id -> sorted class ids
   std::vector<std::vector<uint32_t>> state_rules_;     // state id -> anchored rules

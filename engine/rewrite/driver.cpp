@@ -25,8 +25,10 @@ double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-/// Which of a phase's rules to try, by whether their patterns join through users (joins_users).
-enum class JoinFilter { kAll, kJoining, kNotJoining };
+/// Which of a phase's rules to try: by whether their patterns join through users
+/// (joins_users), or those whose patterns have several parts (BindPlan::parts), which the
+/// others leave out.
+enum class JoinFilter { kAll, kJoining, kNotJoining, kParts };
 
 /// True if binding `rule` can reach a pattern node only through the users of a bound one: a
 /// second root, or a node that no root reads through operands.
@@ -73,6 +75,7 @@ class Driver {
   Driver(Graph& graph, const CompiledRules& compiled, const RewriteOptions& options,
          DiagnosticEngine& diags)
       : graph_(graph),
+        compiled_(compiled),
         rules_(compiled.rules()),
         options_(options),
         diags_(diags),
@@ -94,7 +97,9 @@ class Driver {
   bool too_many_iterations(const Phase& phase, const std::vector<Match>& matches, int iteration,
                            int max);
   void find_matches_at(Node* node, const std::vector<char>& enabled, std::vector<Match>* found);
+  void find_part_matches(const std::vector<char>& enabled, std::vector<Match>* found);
   void warn_gave_up(uint32_t r, const Node& node);
+  void warn_out_of_combinations(uint32_t r);
   bool apply_non_overlapping(std::vector<Match> matches, int iteration,
                              std::vector<Node*>* touched, std::vector<Node*>* unapplied);
   bool rebind_or_overlaps(Match& m, const std::vector<char>& claimed);
@@ -110,17 +115,20 @@ class Driver {
   }
 
   Graph& graph_;
+  const CompiledRules& compiled_;
   const RuleSet& rules_;
   const RewriteOptions& options_;
   DiagnosticEngine& diags_;
   Matcher matcher_;
   MatchApplier applier_;
   std::set<std::pair<uint32_t, std::string>> gave_up_;  // (rule, node) warned about
+  std::set<uint32_t> out_of_combinations_;               // rules warned about
   RewriteResult result_;
   int phase_index_ = -1;
   std::vector<Node*> first_anchors_;  // from label_all, for the first phase
   std::vector<Match> first_matches_;  // found while labelling, for the first phase
   std::vector<char> joins_users_;     // by rule, see joins_users (set when there are phases)
+  std::vector<char> has_parts_;       // by rule: its pattern has several parts
   // Nodes are never freed during a run (erased ones wait for Graph::compact()), so the ids
   // handed out since the start count every node the run created: the memory it holds.
   size_t first_id_bound_;
@@ -135,7 +143,10 @@ RewriteResult Driver::run() {
   if (rules_.phases.empty()) {
     first_anchors_ = matcher_.label_all();
   } else {
-    for (const Rule& rule : rules_.rules) joins_users_.push_back(joins_users(rule));
+    for (uint32_t r = 0; r < rules_.rules.size(); ++r) {
+      joins_users_.push_back(joins_users(rules_.rules[r]));
+      has_parts_.push_back(compiled_.bind_plan(r).parts > 1);
+    }
     std::vector<char> early = enabled_in(rules_.phases[0], JoinFilter::kNotJoining);
     first_anchors_ = matcher_.label_all(
         [&](Node* anchor) { find_matches_at(anchor, early, &first_matches_); });
@@ -162,6 +173,10 @@ RewriteResult Driver::run() {
 std::vector<char> Driver::enabled_in(const Phase& phase, JoinFilter filter) const {
   std::vector<char> enabled(rules_.rules.size(), 0);
   for (uint32_t r : phase.rules) {
+    if (has_parts_[r] || filter == JoinFilter::kParts) {
+      enabled[r] = has_parts_[r] && filter == JoinFilter::kParts;
+      continue;
+    }
     enabled[r] = filter == JoinFilter::kAll ||
                  static_cast<bool>(joins_users_[r]) == (filter == JoinFilter::kJoining);
   }
@@ -170,6 +185,7 @@ std::vector<char> Driver::enabled_in(const Phase& phase, JoinFilter filter) cons
 
 bool Driver::run_phase(const Phase& phase) {
   std::vector<char> enabled = enabled_in(phase);
+  std::vector<char> with_parts = enabled_in(phase, JoinFilter::kParts);
   // The first phase starts from label_all's anchors; later ones walk the rewritten graph.
   std::vector<Node*> anchors;
   if (phase_index_ == 0) {
@@ -190,14 +206,19 @@ bool Driver::run_phase(const Phase& phase) {
     } else {
       for (Node* node : anchors) find_matches_at(node, enabled, &matches);
     }
+    find_part_matches(with_parts, &matches);
     if (matches.empty()) return true;
     if (too_many_iterations(phase, matches, iteration, max)) return false;
     std::vector<Node*> touched;
     std::vector<Node*> unapplied;
+    size_t applied_before = result_.applied.size();
     if (!apply_non_overlapping(std::move(matches), iteration, &touched, &unapplied)) return false;
     // Relabel even after a `once` phase: the next phase matches on these states.
     anchors = matcher_.relabel(touched);
     if (phase.mode == PhaseMode::kOnce) return true;
+    // Nothing applied leaves the graph as it was: another pass would find the same matches
+    // (patterns of several parts look at the whole graph every pass) and apply none.
+    if (result_.applied.size() == applied_before) return true;
     result_.nodes_labelled += anchors.size();
     // relabel() returns its region without repeats; the overlapped matches' anchors, when
     // there are any, join it unless they are in it already. The order of the anchors does not
@@ -253,6 +274,65 @@ void Driver::find_matches_at(Node* node, const std::vector<char>& enabled,
     ++s.matches;
     found->push_back(std::move(*m));
   }
+}
+
+/// Appends the matches of the `enabled` rules whose patterns have several parts. Every anchor
+/// of the graph is tried, in graph order, each pass: a later part may start anywhere, not only
+/// near what the last pass changed. Each anchor takes the first combination of parts, in graph
+/// order, that shares no node with the rule's earlier matches of the pass and that the driver
+/// would apply (torch.fx's order); a rule tries at most RewriteOptions::max_combinations
+/// combinations per pass.
+void Driver::find_part_matches(const std::vector<char>& enabled, std::vector<Match>* found) {
+  if (std::find(enabled.begin(), enabled.end(), 1) == enabled.end()) return;
+  struct PerRule {
+    std::vector<char> taken;  // by node id: nodes of the rule's matches so far
+    PartSearch search;
+    bool stopped = false;
+  };
+  std::map<uint32_t, PerRule> per_rule;
+  for (uint32_t r = 0; r < enabled.size(); ++r) {
+    if (!enabled[r]) continue;
+    PerRule& p = per_rule[r];
+    p.taken.assign(graph_.id_bound(), 0);
+    p.search.taken = &p.taken;
+    p.search.declined = [this](const Match& m) { return why_declined(rules_.rules[m.rule], m); };
+    if (options_.max_combinations != 0) p.search.combinations_left = options_.max_combinations;
+  }
+  for (Node* node : graph_.nodes()) {
+    for (uint32_t r : matcher_.anchored_rules(node)) {
+      if (!enabled[r]) continue;
+      PerRule& p = per_rule[r];
+      if (p.stopped || p.taken[node->id()]) continue;
+      RuleStats& s = result_.stats[r];
+      ++s.candidates;
+      Clock::time_point start = timer_start();
+      std::optional<Match> m = matcher_.match_at(r, node, nullptr, &p.search);
+      charge(s, start);
+      if (matcher_.gave_up()) warn_gave_up(r, *node);
+      if (matcher_.ran_out_of_combinations()) {
+        warn_out_of_combinations(r);
+        p.stopped = true;
+      }
+      if (!m) continue;
+      ++s.matches;
+      for (const Node* n : m->nodes) p.taken[n->id()] = 1;
+      found->push_back(std::move(*m));
+    }
+  }
+}
+
+/// Once per rule: it ran out of combinations of its pattern's parts in a pass.
+void Driver::warn_out_of_combinations(uint32_t r) {
+  const Rule& rule = rules_.rules[r];
+  if (!out_of_combinations_.insert(r).second) return;
+  uint64_t limit = options_.max_combinations != 0 ? options_.max_combinations
+                                                  : PartSearch::kDefaultCombinations;
+  diags_.warning(rule_location(rule),
+                 "rule '" + rule.name + "' skipped for the rest of a pass after " +
+                     std::to_string(limit) + " combinations of its pattern's " +
+                     std::to_string(compiled_.bind_plan(r).parts) +
+                     " parts, which share no input (a condition on one part rules out its node "
+                     "for every combination at once; one across parts is checked per combination)");
 }
 
 /// Once per rule and node: the binder ran out of steps there (Matcher::gave_up), so the

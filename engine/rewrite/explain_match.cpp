@@ -1,6 +1,7 @@
 // `--explain RULE@NODE` (explain_match, see rewriter.h): labels a const graph, runs the rule's
 // search at the node with a recorder, and for a match asks why_declined whether the driver
-// would apply it. It only reads the graph.
+// would apply it (for a pattern of several parts, the search passes over the combinations it
+// would decline, as the driver's does). It only reads the graph.
 #include "engine/match/matcher.h"
 #include "engine/rewrite/match_check.h"
 #include "engine/rewrite/rewriter.h"
@@ -29,8 +30,11 @@ std::optional<Explanation> explain_match(const Graph& graph, const CompiledRules
   Matcher matcher(rules, graph);
   matcher.label_all();
   Explanation why;
-  std::optional<Match> m = matcher.match_at(static_cast<uint32_t>(r), n, &why);
   const Rule& x = rules.rules().rules[static_cast<size_t>(r)];
+  // The combination of a pattern's parts the driver would take: the first it would apply.
+  PartSearch parts;
+  parts.declined = [&x](const Match& match) { return why_declined(x, match); };
+  std::optional<Match> m = matcher.match_at(static_cast<uint32_t>(r), n, &why, &parts);
   if (m) {
     std::string declined = why_declined(x, *m);
     if (!declined.empty()) {

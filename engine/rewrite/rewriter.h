@@ -82,6 +82,11 @@ struct RewriteOptions {
   /// The most binding steps the matcher spends on one candidate (a rule at a node); 0 means
   /// Matcher::kDefaultBindingBudget. A candidate that needs more is skipped with a warning.
   uint64_t max_binding_steps = 0;
+  /// The most combinations of a pattern's parts (a pattern whose outputs share no input,
+  /// `return relu(a), sigmoid(b)`) one rule may try in one pass; 0 means
+  /// PartSearch::kDefaultCombinations. A rule that runs out is skipped for the rest of the pass
+  /// with a warning.
+  uint64_t max_combinations = 0;
   /// The most bytes the matcher's state cache may hold before it is flushed; 0 means
   /// Matcher::kDefaultCacheBudget. Results do not depend on it (docs/matcher.md).
   size_t matcher_cache_budget = 0;

@@ -186,13 +186,13 @@ EOF
     expect 0 "  conv2d#0 groups=1" -- "$rewrite" check --dump "$tmp/act.rules"
     expect 0 "  c1 = relu(c0) | relu6(c0)  anchors conv_act" -- "$rewrite" check --dump "$tmp/act.rules"
     expect 0 "--dump" -- "$rewrite" check --help
-    printf 'rule r { pattern(x, y) { a = relu(x)\n b = relu(y)\n return a, b }\n replacement { return x, y } }\n' > "$tmp/split.rules"
-    expect 1 "split.rules:3:12: error: the outputs of a multi-output pattern must share an input" -- \
-      "$rewrite" check --dump "$tmp/split.rules"
-    [ -z "$("$rewrite" check --dump "$tmp/split.rules" 2>/dev/null)" ] || fail "a rejected --dump printed a dump"
+    printf 'rule r { pattern(x, y) { return relu(x) }\n where const(y)\n replacement { return x } }\n' > "$tmp/unbound.rules"
+    expect 1 "unbound.rules:2:14: error: parameter 'y' does not occur in the pattern, so the engine cannot bind it" -- \
+      "$rewrite" check --dump "$tmp/unbound.rules"
+    [ -z "$("$rewrite" check --dump "$tmp/unbound.rules" 2>/dev/null)" ] || fail "a rejected --dump printed a dump"
     # Plain check runs lowering's checks too: what it accepts, `rewrite --rules` accepts.
-    expect 1 "split.rules:3:12: error: the outputs of a multi-output pattern must share an input" -- \
-      "$rewrite" check "$tmp/split.rules"
+    expect 1 "unbound.rules:2:14: error: parameter 'y' does not occur in the pattern, so the engine cannot bind it" -- \
+      "$rewrite" check "$tmp/unbound.rules"
     ;;
   check-odd-files)
     # Files a user may hand `rewrite check` by mistake or from another editor.
@@ -641,6 +641,65 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if code == 0 else "
     }\n' > "$tmp/fold.rules"
     expect 0 "1 rewrite" -- "$rewrite" --rules "$tmp/fold.rules" "$tmp/folds.json" -o "$tmp/folded.json"
     expect 0 "__metadata___1" -- "$rewrite" print "$tmp/folded.json"
+    ;;
+  pattern-parts)
+    # A pattern whose outputs share no input (torch.fx's `return relu(a), sigmoid(b)`): check
+    # accepts it, its in-file test and `verify` pass, and a rewrite pairs each relu with the
+    # first sigmoid in graph order that no earlier match took, keeping the outputs.
+    cat > "$tmp/pair.rules" <<'EOF'
+/// relu(a) and sigmoid(b) of unrelated values, rewritten together.
+rule pair {
+  pattern(a, b) {
+    r = relu(a)
+    s = sigmoid(b)
+    return r, s
+  }
+  where dtype(a) == f32, dtype(b) == f32
+  replacement { return clamp(a, min=0.0), 0.5 * tanh(0.5 * b) + 0.5 }
+}
+phase parts once { pair }
+
+test pair_both {
+  graph(x: f32[2, 3], y: f32[2, 3]) {
+    r = relu(x)
+    s = sigmoid(y)
+    return r, s
+  }
+  apply pair
+  expect count(relu) == 0, count(sigmoid) == 0, count(clamp) == 1
+  expect equivalent(rtol=1e-5, atol=1e-6)
+}
+EOF
+    cat > "$tmp/pair.json" <<'EOF'
+{"format": "graft.model", "version": 1, "nodes": [
+  {"name": "x", "op": "placeholder", "target": "x", "meta": {"dtype": "float32", "shape": [2, 3]}},
+  {"name": "y", "op": "placeholder", "target": "y", "meta": {"dtype": "float32", "shape": [2, 3]}},
+  {"name": "r1", "op": "call_function", "target": "relu", "args": [{"node": "x"}]},
+  {"name": "t", "op": "call_function", "target": "exp", "args": [{"node": "r1"}]},
+  {"name": "s1", "op": "call_function", "target": "sigmoid", "args": [{"node": "t"}]},
+  {"name": "s2", "op": "call_function", "target": "sigmoid", "args": [{"node": "y"}]},
+  {"name": "r2", "op": "call_function", "target": "relu", "args": [{"node": "y"}]},
+  {"name": "s3", "op": "call_function", "target": "sigmoid", "args": [{"node": "x"}]},
+  {"name": "output", "op": "output", "args": [[{"node": "s1"}, {"node": "s2"}, {"node": "r2"}, {"node": "s3"}]]}]}
+EOF
+    expect 0 "1 rule, 1 phase, 1 test" -- "$rewrite" check "$tmp/pair.rules"
+    expect 0 "  pair: n0=c0 n1=c1; 4 slots; choices; 2 parts; where reads a b" -- \
+      "$rewrite" check --dump "$tmp/pair.rules"
+    expect 0 "1 passed, 0 failed" -- "$rewrite" test "$tmp/pair.rules"
+    expect 0 "1 verified, 0 failed" -- "$rewrite" verify "$tmp/pair.rules" --graphs 4
+    # r1 cannot pair with s1, which reads a value computed from r1 (a cycle): it takes s2.
+    # r2 then takes s1, the first sigmoid left in graph order; s3 stays.
+    out=$("$rewrite" --rules "$tmp/pair.rules" "$tmp/pair.json" -o "$tmp/pair_out.json" --stats 2>&1) \
+      || fail "$out"
+    grep -qF "pair                                  2        2        2" <<<"$out" || fail "$out"
+    expect 0 "pair@r1: applied in phase 'parts'" -- \
+      "$rewrite" --rules "$tmp/pair.rules" "$tmp/pair.json" --explain pair@r1
+    [ "$("$rewrite" print "$tmp/pair_out.json" | grep -c " sigmoid ")" = 1 ] \
+      || fail "not two sigmoids rewritten: $("$rewrite" print "$tmp/pair_out.json")"
+    "$rewrite" print "$tmp/pair_out.json" | grep -q "call_function  s3 *sigmoid" \
+      || fail "s3 was rewritten: $("$rewrite" print "$tmp/pair_out.json")"
+    [ "$("$rewrite" run "$tmp/pair.json" --seed 4)" = "$("$rewrite" run "$tmp/pair_out.json" --seed 4)" ] \
+      || fail "outputs differ after the rewrite"
     ;;
   binding-budget)
     # A candidate that runs out of binding steps: a tree of 31 adds over 32 variables whose

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <sstream>
 
+#include "engine/match/matcher.h"
 #include "engine/support/diagnostics.h"
 #include "tests/dsl/rules_testing.h"
 #include "tests/testing/test_paths.h"
@@ -863,21 +864,35 @@ TEST_CASE("unlisted rules run in the implicit default phase", "[dsl][lower]") {
   CHECK(l.rules->phases[1].rules == std::vector<uint32_t>{0});
 }
 
-TEST_CASE("error: the outputs of a multi-output pattern share no input", "[dsl][lower]") {
+TEST_CASE("a pattern whose outputs share no input lowers to one rule of two parts",
+          "[dsl][lower]") {
+  // torch.fx's `def pattern(a, b): return relu(a), sigmoid(b)`: the matcher combines the parts.
   Lowered l = lower_text(
       "rule two {\n"
       "  pattern(x, y) {\n"
       "    a = relu(x)\n"
-      "    b = relu(y)\n"
+      "    b = sigmoid(y)\n"
       "    return a, b\n"
       "  }\n"
-      "  replacement { return relu(x), relu(y) }\n"
+      "  replacement { return tanh(x), exp(y) }\n"
       "}\n");
-  CHECK_FALSE(l.rules.has_value());
-  CHECK(l.diagnostics ==
-        "test.rules:5:15: error: the outputs of a multi-output pattern must share an input\n"
-        " 5 |     return a, b\n"
-        "   |               ^\n");
+  INFO(l.diagnostics);
+  REQUIRE(l.rules.has_value());
+  CHECK(l.diagnostics.empty());
+  CHECK(show(l.rules->rules[0]) ==
+        "rule two (test.rules:1) benefit 2\n"
+        "vars: x y\n"
+        "attr vars:\n"
+        "symbols: 0\n"
+        "%0 a = relu(x) @3:9\n"
+        "%1 b = sigmoid(y) @4:9\n"
+        "roots: %0 %1\n"
+        "#0 = tanh(x) @7:24\n"
+        "#1 = exp(y) @7:33\n"
+        "results: #0 #1\n");
+  graft::CompiledRules compiled(*l.rules);
+  CHECK(compiled.bind_plan(0).parts == 2);
+  CHECK_THAT(compiled.dump(), Catch::Contains("  two: n0=c0 n1=c1; 4 slots; choices; 2 parts\n"));
 }
 
 TEST_CASE("error: a pattern returning a parameter", "[dsl][lower]") {

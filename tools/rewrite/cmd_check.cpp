@@ -29,7 +29,7 @@ Handler setup_check(CLI::App& sub) {
     SourceManager sources;
     DiagnosticEngine diags(&sources);
     std::optional<dsl::RuleFileSet> rules = dsl::load_rule_files(*paths, sources, diags, *options);
-    // Lowering reports what checks but cannot run (a multi-output pattern without a join), so
+    // Lowering reports what checks but cannot run (a parameter no pattern op reads), so
     // check lowers too: a file it accepts is one `rewrite --rules` and `verify` accept.
     std::optional<RuleSet> lowered;
     if (rules) lowered = dsl::lower(*rules, sources, diags);
