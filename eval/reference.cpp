@@ -237,6 +237,7 @@ Kernel kernel_of(OpFamily family) {
     case OpFamily::kStrided: return strided;
     case OpFamily::kRoll: return roll;
     case OpFamily::kGather: return gather;
+    case OpFamily::kScatter: return scatter;
     case OpFamily::kConvTranspose: return conv_transpose;
     case OpFamily::kGroupNorm: return group_norm;
     case OpFamily::kPad: return pad;

@@ -1,8 +1,10 @@
 // Reference kernels, part 4: ops that pick or repeat elements by position, on any dtype.
 // slice, select, expand, expand_as and flip read the input through an affine view (a base
 // offset and a stride per output dim, 0 to repeat, negative to reverse) and copy it out with
-// strided_copy; roll and the int64-indexed embedding and index_select have their own loops.
-// Every loop runs over the output's elements, so a kernel's work is bounded by its output.
+// strided_copy; slice_scatter and select_scatter copy the input and write src through the
+// same view of slice or select; roll and the int64-indexed embedding and index_select have
+// their own loops. Every loop is bounded by the output's elements.
+#include <cstring>
 #include <string>
 
 #include "engine/ops/slice_bounds.h"
@@ -31,6 +33,47 @@ std::optional<int64_t> optional_int(const Call& call, const std::string& name) {
   return std::nullopt;
 }
 
+/// The affine view slice or select take of a tensor: where it starts, a stride per dim of
+/// the view, and the view's shape.
+struct View {
+  int64_t base = 0;
+  std::vector<int64_t> strides;
+  Shape shape;
+};
+
+/// The view slice (`select` false: dim, start, end, step) or select (dim, index) takes of a
+/// row-major tensor of shape `in_shape`, from the call's attributes; nullopt after failing.
+std::optional<View> slice_view(const Call& call, const Shape& in_shape, bool select) {
+  auto dim = dim_attr(call, "dim", static_cast<int64_t>(in_shape.size()));
+  if (!dim) return std::nullopt;
+  const auto d = static_cast<size_t>(*dim);
+  View v{0, strides_of(in_shape), in_shape};
+  if (!select) {
+    auto step = call.int_attr("step");
+    if (!step) return std::nullopt;
+    if (*step <= 0) {
+      call.fail("step must be positive");
+      return std::nullopt;
+    }
+    auto [start, end] = slice_bounds(optional_int(call, "start"), optional_int(call, "end"), in_shape[d]);
+    if (start < end) v.base = start * v.strides[d];  // an empty slice reads nothing
+    v.strides[d] *= *step;
+    v.shape[d] = start == end ? 0 : (end - start - 1) / *step + 1;
+    return v;
+  }
+  auto index = call.int_attr("index");
+  if (!index) return std::nullopt;
+  const int64_t i = *index < 0 ? *index + in_shape[d] : *index;
+  if (i < 0 || i >= in_shape[d]) {
+    call.fail("index out of range");
+    return std::nullopt;
+  }
+  v.base = i * v.strides[d];
+  v.strides.erase(v.strides.begin() + *dim);
+  v.shape.erase(v.shape.begin() + *dim);
+  return v;
+}
+
 }  // namespace
 
 bool strided(const Call& call, Tensor& out) {
@@ -42,24 +85,10 @@ bool strided(const Call& call, Tensor& out) {
   int64_t base = 0;
   const std::string& op = call.node.target();
   if (op == "slice" || op == "select") {
-    auto dim = dim_attr(call, "dim", rank);
-    if (!dim) return false;
-    const auto d = static_cast<size_t>(*dim);
-    if (op == "slice") {
-      auto step = call.int_attr("step");
-      if (!step) return false;
-      if (*step <= 0) return call.fail("step must be positive");
-      auto [start, end] = slice_bounds(optional_int(call, "start"), optional_int(call, "end"), in_shape[d]);
-      if (start < end) base = start * strides[d];  // an empty slice reads nothing
-      strides[d] *= *step;
-    } else {
-      auto index = call.int_attr("index");
-      if (!index) return false;
-      const int64_t i = *index < 0 ? *index + in_shape[d] : *index;
-      if (i < 0 || i >= in_shape[d]) return call.fail("index out of range");
-      base = i * strides[d];
-      strides.erase(strides.begin() + *dim);
-    }
+    std::optional<View> view = slice_view(call, in_shape, op == "select");
+    if (!view) return false;
+    base = view->base;
+    strides = std::move(view->strides);
   } else if (op == "flip") {
     auto dims = call.ints_attr("dims");
     if (!dims) return false;
@@ -170,6 +199,25 @@ bool gather(const Call& call, Tensor& out) {
       }
     }
   });
+  return true;
+}
+
+bool scatter(const Call& call, Tensor& out) {
+  const Tensor* x = call.tensor(0);
+  const Tensor* src = call.tensor(1);
+  if (!x || !src || x->dtype() != out.dtype() || src->dtype() != out.dtype() ||
+      x->shape() != out.shape()) {
+    return call.fail("input and src must be tensors of the result's dtype");
+  }
+  std::optional<View> view = slice_view(call, x->shape(), call.node.target() == "select_scatter");
+  if (!view) return false;
+  if (view->shape != src->shape()) {
+    return call.fail("src has shape " + shape_to_string(src->shape()) + ", expected " +
+                     shape_to_string(view->shape));
+  }
+  // The runtime may hand the input's own buffer as the result.
+  if (out.data() != x->data() && out.nbytes() > 0) std::memcpy(out.data(), x->data(), out.nbytes());
+  strided_write(*src, view->base, view->strides, out);
   return true;
 }
 

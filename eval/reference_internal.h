@@ -66,12 +66,46 @@ void with_element_type(DType dtype, F&& f) {
   }
 }
 
+/// Calls row(i, offset, n) for each innermost row of `shape` in row-major order: the row
+/// holds the n flat indices from i, and offset is base + index_d * strides[d] summed over the
+/// outer dims (a 0-d shape is one row of one element at base). An odometer, so the caller's
+/// inner loop runs over whole rows.
+template <typename F>
+void for_each_strided_row(const Shape& shape, int64_t base, const std::vector<int64_t>& strides,
+                          F&& row) {
+  int64_t total = 1;
+  for (Dim d : shape) total *= d;
+  if (total == 0) return;
+  const size_t rank = shape.size();
+  if (rank == 0) {
+    row(int64_t{0}, base, int64_t{1});
+    return;
+  }
+  const int64_t n = shape[rank - 1];
+  std::vector<int64_t> index(rank, 0);
+  int64_t offset = base;
+  for (int64_t i = 0; i < total; i += n) {
+    row(i, offset, n);
+    for (size_t d = rank - 1; d-- > 0;) {
+      offset += strides[d];
+      if (++index[d] < shape[d]) break;
+      offset -= strides[d] * shape[d];
+      index[d] = 0;
+    }
+  }
+}
+
 /// out[i_0, …, i_k] = in[base + i_0 * strides[0] + … + i_k * strides[k]] for every output
 /// element: the walk of every op that reads its input through an affine view (permute,
 /// transpose, slice, select, expand, flip). Strides may be 0 or negative; `in` and `out` have
 /// the same dtype.
 void strided_copy(const Tensor& in, int64_t base, const std::vector<int64_t>& strides,
                   Tensor& out);
+/// The converse: out[base + i_0 * strides[0] + …] = src[i_0, …, i_k] for every element of
+/// `src`, the write of slice_scatter and select_scatter. Strides are positive, `src` and `out`
+/// have the same dtype.
+void strided_write(const Tensor& src, int64_t base, const std::vector<int64_t>& strides,
+                   Tensor& out);
 
 /// Row-major strides of `shape`.
 std::vector<int64_t> strides_of(const Shape& shape);
@@ -119,6 +153,7 @@ bool arg_reduce(const Call& call, Tensor& out);
 bool strided(const Call& call, Tensor& out);  // slice, select, expand, expand_as, flip
 bool roll(const Call& call, Tensor& out);
 bool gather(const Call& call, Tensor& out);   // embedding, index_select
+bool scatter(const Call& call, Tensor& out);  // slice_scatter, select_scatter
 // reference_pad.cpp
 bool pad(const Call& call, Tensor& out);
 // reference_pool_nd.cpp: max_pool3d and avg_pool3d; adaptive_avg_pool3d

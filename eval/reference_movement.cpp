@@ -9,30 +9,27 @@ namespace graft::eval::ref {
 
 void strided_copy(const Tensor& in, int64_t base, const std::vector<int64_t>& strides,
                   Tensor& out) {
-  const int64_t total = out.numel();
-  if (total == 0) return;
-  const size_t rank = out.shape().size();
   with_element_type(out.dtype(), [&](auto* out_data) {
     using T = std::remove_pointer_t<decltype(out_data)>;
     const T* src = static_cast<const T*>(in.data());
     T* dst = static_cast<T*>(out.data());
-    if (rank == 0) {
-      dst[0] = src[base];
-      return;
-    }
-    // An odometer over the output: the innermost dim in a tight loop, the others carried.
-    const int64_t row = out.shape()[rank - 1], step = strides[rank - 1];
-    std::vector<int64_t> index(rank, 0);
-    int64_t offset = base;
-    for (int64_t i = 0; i < total; i += row) {
-      for (int64_t k = 0; k < row; ++k) dst[i + k] = src[offset + k * step];
-      for (size_t d = rank - 1; d-- > 0;) {
-        offset += strides[d];
-        if (++index[d] < out.shape()[d]) break;
-        offset -= strides[d] * out.shape()[d];
-        index[d] = 0;
-      }
-    }
+    const int64_t step = strides.empty() ? 0 : strides.back();
+    for_each_strided_row(out.shape(), base, strides, [&](int64_t i, int64_t offset, int64_t n) {
+      for (int64_t k = 0; k < n; ++k) dst[i + k] = src[offset + k * step];
+    });
+  });
+}
+
+void strided_write(const Tensor& src, int64_t base, const std::vector<int64_t>& strides,
+                   Tensor& out) {
+  with_element_type(out.dtype(), [&](auto* out_data) {
+    using T = std::remove_pointer_t<decltype(out_data)>;
+    const T* from = static_cast<const T*>(src.data());
+    T* dst = static_cast<T*>(out.data());
+    const int64_t step = strides.empty() ? 0 : strides.back();
+    for_each_strided_row(src.shape(), base, strides, [&](int64_t i, int64_t offset, int64_t n) {
+      for (int64_t k = 0; k < n; ++k) dst[offset + k * step] = from[i + k];
+    });
   });
 }
 

@@ -47,7 +47,8 @@ KernelBuilder find_kernel(const OpSchema& op) {
     // range at run time.
     case OpFamily::kStrided:
     case OpFamily::kRoll:
-    case OpFamily::kGather: return build_fallback;
+    case OpFamily::kGather:
+    case OpFamily::kScatter: return build_fallback;
     case OpFamily::kConvTranspose: return build_conv_transpose;
     // oneDNN 2.6 has no group normalization: the reference's two-pass loop in double.
     case OpFamily::kGroupNorm: return build_fallback;

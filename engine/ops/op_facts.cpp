@@ -20,7 +20,8 @@ bool family_takes_any_dtype(OpFamily family) {
     case OpFamily::kArgReduce: return true;
     case OpFamily::kStrided:
     case OpFamily::kRoll:
-    case OpFamily::kGather: return true;
+    case OpFamily::kGather:
+    case OpFamily::kScatter: return true;
     case OpFamily::kPad: return true;
     case OpFamily::kArange: return true;
     // float32 operands with a bool or float32 mask; it refuses other dtypes itself.

@@ -44,6 +44,7 @@ enum class OpFamily : uint8_t {
   kStrided,   // an affine view copied out: slice, select, expand, expand_as, flip
   kRoll,      // roll
   kGather,    // rows picked by an int64 index: embedding, index_select
+  kScatter,   // the input with src written into a slice or select of it: slice_scatter, …
   // ** transposed convolution and group normalization (issue #27) **
   kConvTranspose,  // conv_transpose1d, conv_transpose2d, conv_transpose3d
   kGroupNorm,      // group_norm

@@ -229,6 +229,16 @@ std::vector<OpDef> builtin_op_defs() {
       {"select(Tensor input, int dim, int index)", {"shape"}, select,
        "the slice at index along dim, without that dim (index may be negative)",
        family(kStrided)},
+      // functionalize's form of writes into slices (x[:, 1:] += y, x[0] = y).
+      {"slice_scatter(Tensor input, Tensor src, int dim=0, int? start=None, int? end=None, "
+       "int step=1)",
+       {}, slice_scatter,
+       "input with src written into input's slice(dim, start, end, step); src has that slice's "
+       "shape",
+       family(kScatter)},
+      {"select_scatter(Tensor input, Tensor src, int dim, int index)", {}, select_scatter,
+       "input with src written into input's select(dim, index); src has that select's shape",
+       family(kScatter)},
       {"expand(Tensor input, int[] size)", {"shape"}, expand,
        "repeats size-1 dims (and new leading ones) to size; -1 keeps a dim", family(kStrided)},
       {"expand_as(Tensor input, Tensor other)", {"shape"}, expand_as,

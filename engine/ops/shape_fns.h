@@ -120,6 +120,8 @@ Result arange(const InferInputs& in, std::string* error);
 // ** picking and repeating elements (shape_fns_indexing.cpp) **
 Result slice(const InferInputs& in, std::string* error);
 Result select(const InferInputs& in, std::string* error);
+Result slice_scatter(const InferInputs& in, std::string* error);
+Result select_scatter(const InferInputs& in, std::string* error);
 Result expand(const InferInputs& in, std::string* error);
 Result expand_as(const InferInputs& in, std::string* error);
 Result unflatten(const InferInputs& in, std::string* error);

@@ -1,7 +1,8 @@
 // Shape functions of the ops that pick or repeat elements by position: slice, select, expand,
-// expand_as, unflatten, roll, flip, and the int64-indexed embedding and index_select. All keep
-// the input's dtype (embedding: the weight's) and accept any dtype. Sizes that depend on a
-// symbol's value are unknown until the symbol is bound.
+// expand_as, unflatten, roll, flip, the int64-indexed embedding and index_select, and
+// slice_scatter and select_scatter, which write into a slice or select. All keep the input's
+// dtype (embedding: the weight's) and accept any dtype. Sizes that depend on a symbol's value
+// are unknown until the symbol is bound.
 #include <limits>
 
 #include "engine/ops/shape_fns.h"
@@ -148,6 +149,44 @@ Result select(const InferInputs& in, std::string* error) {
   Shape out = x->shape;
   out.erase(out.begin() + *dim);
   return TensorType{x->dtype, out};
+}
+
+namespace {
+
+/// A scatter's type: input's, after checking that src has the dtype of input and the shape of
+/// `part`, the slice or select of input it replaces (dims a symbol leaves open match any).
+Result scatter_into(const InferInputs& in, const Result& part, std::string* error) {
+  if (!part) return std::nullopt;
+  const TensorType* src = require_tensor(in, 1, error);
+  if (src == nullptr) return std::nullopt;
+  const TensorType& x = *in.type(0);  // `part` came from it
+  if (src->dtype != x.dtype) {
+    *error = operand_name(in, 1) + " has dtype " + dtype_name(src->dtype) +
+             ", expected input's dtype " + dtype_name(x.dtype);
+    return std::nullopt;
+  }
+  bool same = src->rank() == part->rank();
+  for (size_t i = 0; same && i < src->shape.size(); ++i) {
+    const Dim a = src->shape[i], b = part->shape[i];
+    same = a == b || !is_concrete(a) || !is_concrete(b);
+  }
+  if (!same) {
+    *error = operand_name(in, 1) + " has shape " + shape_to_string(src->shape) +
+             ", expected the shape " + shape_to_string(part->shape) +
+             " of the part of input it replaces";
+    return std::nullopt;
+  }
+  return x;
+}
+
+}  // namespace
+
+Result slice_scatter(const InferInputs& in, std::string* error) {
+  return scatter_into(in, slice(in, error), error);
+}
+
+Result select_scatter(const InferInputs& in, std::string* error) {
+  return scatter_into(in, select(in, error), error);
 }
 
 Result expand(const InferInputs& in, std::string* error) {

@@ -1,9 +1,10 @@
 // The plain-layout fallback: a LoopKernel running the op's reference kernel. Used for what
 // oneDNN 2.6 has no primitive for (erf, pow of tensors, uneven adaptive pooling, torch's
 // clipped averaging divisor with ceil_mode, divisor_override, broadcast dividends) and for the
-// ops that pick elements by position on any dtype (slice, select, expand, flip, roll,
-// embedding, index_select). It is single-threaded, but these ops are rare or cheap in the
-// models graft targets. Bad data found at run time (an index out of range) is a KernelRunError.
+// ops that pick or write elements by position on any dtype (slice, select, expand, flip,
+// roll, embedding, index_select, slice_scatter, select_scatter). It is single-threaded, but
+// these ops are rare or cheap in the models graft targets. Bad data found at run time (an
+// index out of range) is a KernelRunError.
 #include <cstdint>
 #include <cstring>
 

@@ -1,6 +1,6 @@
-// The reference kernels of slice, select, expand, expand_as, flip, roll, unflatten, embedding
-// and index_select against torch 1.13's values (each names the torch call), through the
-// constant folder on int64 constants so that every result is exact.
+// The reference kernels of slice, select, expand, expand_as, flip, roll, unflatten, embedding,
+// index_select, slice_scatter and select_scatter against torch 1.13's values (each names the
+// torch call), through the constant folder on int64 constants so that every result is exact.
 #include <catch2/catch.hpp>
 
 #include <cstring>
@@ -43,6 +43,41 @@ TEST_CASE("select takes negative indices and drops the dim", "[eval][indexing]")
   Folded r = fold("select", {arange12()}, {{"dim", int64_t{1}}, {"index", int64_t{-1}}});
   CHECK(r.shape() == Shape{3});
   CHECK(r.i64() == Ints{3, 7, 11});
+}
+
+TEST_CASE("slice_scatter writes src into the strided slice and keeps the rest of input",
+          "[eval][indexing]") {
+  const ConstantTensor x = arange12();
+  // torch.ops.aten.slice_scatter(x, -torch.arange(1, 7).reshape(3, 2), 1, 1, 100, 2)
+  Folded a = fold("slice_scatter", {x, int_constant({3, 2}, {-1, -2, -3, -4, -5, -6})},
+                  {{"dim", int64_t{1}}, {"start", int64_t{1}}, {"end", int64_t{100}},
+                   {"step", int64_t{2}}});
+  CHECK(a.shape() == Shape{3, 4});
+  CHECK(a.i64() == Ints{0, -1, 2, -2, 4, -3, 6, -4, 8, -5, 10, -6});
+  // torch.ops.aten.slice_scatter(x, -torch.arange(1, 5).reshape(1, 4), 0, -1)
+  CHECK(fold("slice_scatter", {x, int_constant({1, 4}, {-1, -2, -3, -4})},
+             {{"start", int64_t{-1}}})
+            .i64() == Ints{0, 1, 2, 3, 4, 5, 6, 7, -1, -2, -3, -4});
+  // an empty slice writes nothing
+  CHECK(fold("slice_scatter", {x, int_constant({3, 0}, {})},
+             {{"dim", int64_t{1}}, {"start", int64_t{3}}, {"end", int64_t{1}}})
+            .i64() == Ints{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+}
+
+TEST_CASE("select_scatter writes src at a possibly negative index", "[eval][indexing]") {
+  // torch.select_scatter(x, torch.tensor([-1, -2, -3]), 1, -1)
+  CHECK(fold("select_scatter", {arange12(), int_constant({3}, {-1, -2, -3})},
+             {{"dim", int64_t{1}}, {"index", int64_t{-1}}})
+            .i64() == Ints{0, 1, 2, -1, 4, 5, 6, -2, 8, 9, 10, -3});
+  // torch.select_scatter(torch.zeros(2, 3, dtype=torch.bool), torch.tensor([1, 0, 1]), 0, 1)
+  CHECK(fold("select_scatter", {bool_constant({2, 3}, {0, 0, 0, 0, 0, 0}),
+                                bool_constant({3}, {1, 0, 1})},
+             {{"dim", int64_t{0}}, {"index", int64_t{1}}})
+            .b8() == std::vector<int>{0, 0, 0, 1, 0, 1});
+  // a 0-d src into a 1-d input
+  CHECK(fold("select_scatter", {int_constant({3}, {7, 8, 9}), int_constant({}, {5})},
+             {{"dim", int64_t{0}}, {"index", int64_t{2}}})
+            .i64() == Ints{7, 8, 5});
 }
 
 TEST_CASE("expand and expand_as repeat size-1 and new leading dims", "[eval][indexing]") {

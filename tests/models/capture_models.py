@@ -115,8 +115,7 @@ class ClassToken(nn.Module):
 
 class ZeroedBiasSlice(nn.Module):
     """Swin v2's attention bias: a copy of the qkv bias with its middle third zeroed in place
-    (slice_scatter after functionalisation), computed from parameters only, so the exporter
-    computes it and stores the result."""
+    (slice_scatter after functionalisation), computed from parameters only."""
 
     def __init__(self):
         super().__init__()
@@ -139,6 +138,40 @@ class RelativePositionEinsum(nn.Module):
 
     def forward(self, x):
         return torch.einsum("bythwc,hkc->bythwk", x, self.table)
+
+
+class GatheredBias(nn.Module):
+    """A bias reordered by a buffer of indices (torch.gather, which graft has no op for),
+    computed from parameters and buffers only, so the exporter computes it and stores the
+    result."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+        self.register_buffer("order", torch.randperm(8))
+
+    def forward(self, x):
+        return F.linear(x, self.fc.weight, torch.gather(self.fc.bias, 0, self.order))
+
+
+class InPlaceUpdates(nn.Module):
+    """MViT's in-place updates of activations, which functionalisation turns into slice_scatter
+    and select_scatter: attn[:, :, 1:, 1:] += rel_pos, x[:, :, 1:, :] += shortcut[:, :, 1:, :],
+    and a whole row overwritten (y[:, 0] = z)."""
+
+    def __init__(self):
+        super().__init__()
+        self.q = nn.Linear(8, 8)
+        self.rel_pos = nn.Parameter(torch.randn(4, 4))
+
+    def forward(self, x):  # (N, 2, 5, 8)
+        attn = self.q(x) @ x.transpose(-2, -1)
+        attn[:, :, 1:, 1:] += self.rel_pos
+        y = x.clone()
+        y[:, :, 1:, :] += self.q(x)[:, :, 1:, :]
+        y[:, 0] = (attn.softmax(-1) @ x)[:, 1]
+        y[:, 1, -1] = y[:, 1, 0] * 2
+        return y
 
 
 def channel_shuffle():
@@ -175,3 +208,11 @@ def zeroed_bias_slice():
 
 def relative_position_einsum():
     return RelativePositionEinsum(), torch.randn(1, 2, 3, 4, 3, 6)
+
+
+def in_place_updates():
+    return InPlaceUpdates(), torch.randn(2, 2, 5, 8)
+
+
+def gathered_bias():
+    return GatheredBias(), torch.randn(2, 3, 8)

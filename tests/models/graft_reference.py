@@ -73,6 +73,11 @@ def _slice(input, dim=0, start=None, end=None, step=1):
     return input[tuple(index)]
 
 
+def _slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    # every argument by position: torch.slice_scatter's binding in 1.13 misreads an omitted step
+    return torch.slice_scatter(input, src, dim, start, end, step)
+
+
 OPS = {
     # graft's registry (docs/ops.md)
     "conv2d": F.conv2d, "linear": F.linear, "matmul": torch.matmul,
@@ -112,7 +117,7 @@ OPS = {
     "max_pool3d": _max_pool(F.max_pool3d), "avg_pool3d": _avg_pool(F.avg_pool3d),
     "adaptive_avg_pool3d": F.adaptive_avg_pool3d, "group_norm": F.group_norm,
     "embedding": lambda input, weight: F.embedding(input, weight),
-    "slice": _slice, "select": torch.select, "slice_scatter": torch.slice_scatter,
+    "slice": _slice, "select": torch.select, "slice_scatter": _slice_scatter,
     "select_scatter": torch.select_scatter, "index_select": torch.index_select,
     "index": lambda input, indices: input[tuple(indices)], "gather": torch.gather,
     "expand": lambda input, size: input.expand(size),

@@ -1,6 +1,7 @@
-// slice, select, expand, expand_as, flip, roll, unflatten, embedding and index_select in the
-// runtime vs the reference, on float32, int64 and bool, next to blocked convolution outputs;
-// and an embedding index out of range as an error of the run.
+// slice, select, expand, expand_as, flip, roll, unflatten, embedding, index_select,
+// slice_scatter and select_scatter in the runtime vs the reference, on float32, int64 and bool,
+// next to blocked convolution outputs; and an embedding index out of range as an error of the
+// run.
 #include <catch2/catch.hpp>
 
 #include "tests/runtime/runtime_testing.h"
@@ -28,6 +29,16 @@ std::vector<Node*> indexing_ops(GraphBuilder& b, Node* x) {
       b.call("unflatten", {in(x)}, {{"dim", int64_t{1}}, {"sizes", Ints{2, -1}}}),
       b.call("index_select", {in(x), in(b.int_constant("idx", {4}, {4, 0, 0, 7}))},
              {{"dim", int64_t{1}}}),
+      // x[:, 1::3] = x[:, 1::3].flip(1); x[:, :, -1] = x[:, :, 0]
+      b.call("slice_scatter",
+             {in(x), in(b.call("flip", {in(b.call("slice", {in(x)}, {{"dim", int64_t{1}},
+                                                                       {"start", int64_t{1}},
+                                                                       {"step", int64_t{3}}}))},
+                               {{"dims", Ints{1}}}))},
+             {{"dim", int64_t{1}}, {"start", int64_t{1}}, {"step", int64_t{3}}}),
+      b.call("select_scatter",
+             {in(x), in(b.call("select", {in(x)}, {{"dim", int64_t{2}}, {"index", int64_t{0}}}))},
+             {{"dim", int64_t{2}}, {"index", int64_t{-1}}}),
   };
 }
 

@@ -136,7 +136,10 @@ const char* const kCases = R"([
   {"op": "avg_pool3d", "inputs": [{"shape": [1, 3, 7, 9, 9]}],
    "kwargs": {"kernel_size": [3, 3, 3], "stride": [2, 2, 2], "padding": [1, 1, 1], "ceil_mode": true}},
   {"op": "avg_pool3d", "inputs": [{"shape": [2, 2, 4, 6, 6]}], "kwargs": {"kernel_size": [2, 3, 3], "divisor_override": 5}},
-  {"op": "adaptive_avg_pool3d", "inputs": [{"shape": [2, 4, 5, 10, 7]}], "kwargs": {"output_size": [3, 4, 2]}}
+  {"op": "adaptive_avg_pool3d", "inputs": [{"shape": [2, 4, 5, 10, 7]}], "kwargs": {"output_size": [3, 4, 2]}},
+  {"op": "slice_scatter", "inputs": [{"shape": [2, 3, 7, 7]}, {"shape": [2, 3, 7, 3]}],
+   "kwargs": {"dim": 3, "start": 1, "end": 100, "step": 2}},
+  {"op": "select_scatter", "inputs": [{"shape": [2, 3, 7, 7]}, {"shape": [2, 7, 7]}], "kwargs": {"dim": 1, "index": -3}}
 ])";
 
 AttrValue to_attr(const json& v) {

@@ -159,6 +159,10 @@ TORCH = {
     "slice": lambda x, dim=0, start=None, end=None, step=1:
         torch.ops.aten.slice(x, dim, start, end, step),
     "select": torch.select,
+    # the ATen op: torch.slice_scatter's binding in 1.13 misreads an omitted step
+    "slice_scatter": lambda x, src, dim=0, start=None, end=None, step=1:
+        torch.ops.aten.slice_scatter(x, src, dim, start, end, step),
+    "select_scatter": torch.select_scatter,
     "expand": lambda x, size: x.expand(size),
     "expand_as": lambda x, other: x.expand_as(other),
     "unflatten": lambda x, dim, sizes: x.unflatten(dim, sizes),
@@ -666,6 +670,24 @@ for dim, index in [(0, 0), (1, -1), (-1, 4), (1, 5), (1, -6), (2, 0)]:
     case("select", T(3, 5), dim=dim, index=index)
 case("select", T(3, dtype=I64), dim=0, index=2)
 case("select", T(), dim=0, index=0)
+# src must have the shape of the slice (or select) it replaces, after Python's clamping
+for start, end, step, src in [(None, None, 1, 5), (1, None, 1, 4), (1, INT64_MAX, 2, 2),
+                              (-2, 100, 1, 2), (3, 1, 1, 0), (-100, 2, 3, 1), (1, 3, 1, 3),
+                              (1, 3, 1, 1), (None, -1, 2, 2)]:
+    case("slice_scatter", T(3, 5), T(3, src), dim=1, start=start, end=end, step=step)
+case("slice_scatter", T(3, 5, dtype=I64), T(2, 5, dtype=I64), dim=-2, start=1)
+case("slice_scatter", T(3, 5, dtype=BOOL), T(2, 5, dtype=BOOL), dim=0, end=2)
+case("slice_scatter", T(3, 5), T(3, 5), dim=2)
+case("slice_scatter", T(3, 5), T(3, 5), dim=1, step=0)
+case("slice_scatter", T(3, 5), T(5), dim=0, end=1)
+case("slice_scatter", T(), T(), dim=0)
+for dim, index, src in [(0, 0, T(5)), (1, -1, T(3)), (-1, 4, T(3)), (1, 5, T(3)),
+                        (1, -6, T(3)), (2, 0, T(3)), (0, 1, T(1, 5)), (0, 1, T(3)),
+                        (0, 1, T())]:
+    case("select_scatter", T(3, 5), src, dim=dim, index=index)
+case("select_scatter", T(3, dtype=I64), T(dtype=I64), dim=0, index=2)
+case("select_scatter", T(2, 3, dtype=BOOL), T(2, dtype=BOOL), dim=1, index=-3)
+case("select_scatter", T(), T(), dim=0, index=0)
 for size in [[2, 3, 4], [3, -1], [-1, 4], [2, -1, -1], [3, 1], [3], [-1, 2, 4], [3, 0],
              [2, 3, 1, 1]]:
     case("expand", T(3, 1), size=size)

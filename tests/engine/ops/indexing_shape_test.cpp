@@ -1,6 +1,7 @@
-// Shape functions of slice, select, expand, expand_as, unflatten, roll, flip, embedding and
-// index_select beyond the golden cases: symbolic dims, and the wording of every rejection of
-// a bad attribute (the loader locates these messages at the node).
+// Shape functions of slice, select, expand, expand_as, unflatten, roll, flip, embedding,
+// index_select, slice_scatter and select_scatter beyond the golden cases: symbolic dims, and
+// the wording of every rejection of a bad attribute or operand (the loader locates these
+// messages at the node).
 #include <catch2/catch.hpp>
 
 #include <limits>
@@ -70,6 +71,35 @@ TEST_CASE("indexing ops explain a bad attribute", "[engine][shape_fns]") {
        "weight has shape [10], expected 2 dims (num_embeddings, embedding_dim)"},
       {infer("index_select", {"f32[3, 4]", "i64[2, 2]"}, {{"dim", i(0)}}),
        "index has shape [2, 2], expected 1 dim (or 0)"},
+  }));
+  CHECK(result.str() == "error: " + message);
+}
+
+TEST_CASE("slice_scatter and select_scatter give input's type once src fits the part it replaces",
+          "[engine][shape_fns]") {
+  // MViT's attn[:, :, 1:, 1:] += rel_pos at a symbolic batch
+  CHECK(infer("slice_scatter", {"f32[N, 8, 50, 50]", "f32[N, 8, 50, 49]"},
+              {{"dim", i(3)}, {"start", i(1)}, {"end", i(kMax)}})
+            .str() == "float32[N, 8, 50, 50]");
+  // a symbolic dim of input matches any size of src
+  CHECK(infer("slice_scatter", {"f32[2, T]", "f32[2, 3]"}, {{"dim", i(1)}, {"start", i(1)}})
+            .str() == "float32[2, T]");
+  CHECK(infer("select_scatter", {"i64[N, 3]", "i64[N]"}, {{"dim", i(1)}, {"index", i(-1)}})
+            .str() == "int64[N, 3]");
+  auto [result, message] = GENERATE(table<graft::testing::InferResult, std::string>({
+      {infer("slice_scatter", {"f32[3, 5]", "f32[3, 3]"},
+             {{"dim", i(1)}, {"start", i(1)}, {"end", i(3)}}),
+       "src has shape [3, 3], expected the shape [3, 2] of the part of input it replaces"},
+      {infer("slice_scatter", {"f32[N, 5]", "f32[N, 5, 1]"}, {{"dim", i(1)}}),
+       "src has shape [N, 5, 1], expected the shape [N, 5] of the part of input it replaces"},
+      {infer("select_scatter", {"f32[3, 5]", "f32[1, 5]"}, {{"dim", i(0)}, {"index", i(1)}}),
+       "src has shape [1, 5], expected the shape [5] of the part of input it replaces"},
+      {infer("select_scatter", {"f32[3, 5]", "i64[5]"}, {{"dim", i(0)}, {"index", i(1)}}),
+       "src has dtype int64, expected input's dtype float32"},
+      {infer("select_scatter", {"f32[3, 5]", "f32[5]"}, {{"dim", i(0)}, {"index", i(3)}}),
+       "index 3 out of range for dim 0 of size 3 (expected -3 to 2)"},
+      {infer("slice_scatter", {"f32[3, 5]", "f32[3, 5]"}, {{"step", i(-1)}}),
+       "step must be positive, got -1"},
   }));
   CHECK(result.str() == "error: " + message);
 }

@@ -82,6 +82,9 @@ const BaseCall* base_call(const std::string& op) {
       // ** picking and repeating elements **
       {"slice", {{"f32[4, 6]"}, {{"dim", AttrValue{int64_t{1}}}}}},
       {"select", {{"f32[4, 6]"}, {{"dim", AttrValue{int64_t{1}}}, {"index", AttrValue{int64_t{2}}}}}},
+      {"slice_scatter", {{"f32[4, 6]", "f32[4, 6]"}, {{"dim", AttrValue{int64_t{1}}}}}},
+      {"select_scatter",
+       {{"f32[4, 6]", "f32[4]"}, {{"dim", AttrValue{int64_t{1}}}, {"index", AttrValue{int64_t{2}}}}}},
       {"expand", {{"f32[4, 1]"}, {{"size", ints({4, 3})}}}},
       {"unflatten", {{"f32[4, 6]"}, {{"dim", AttrValue{int64_t{1}}}, {"sizes", ints({2, 3})}}}},
       {"roll", {{"f32[4, 6]"}, {{"shifts", ints({1})}}}},
