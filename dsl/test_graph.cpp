@@ -5,7 +5,6 @@
 #include "dsl/test_graph.h"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -13,6 +12,7 @@
 
 #include "dsl/literal.h"
 #include "dsl/sema_internal.h"
+#include "engine/ir/half.h"
 #include "engine/ops/shape_infer.h"
 
 namespace graft::dsl {
@@ -33,38 +33,6 @@ uint64_t fnv1a(std::string_view text) {
   return h;
 }
 
-/// IEEE half from float, rounding to nearest even (overflow to inf, tiny values to subnormals).
-uint16_t to_half(float f) {
-  uint32_t x = std::bit_cast<uint32_t>(f);
-  uint32_t sign = (x >> 16) & 0x8000u;
-  int32_t exp = static_cast<int32_t>((x >> 23) & 0xff) - 127 + 15;
-  uint32_t mant = x & 0x7fffffu;
-  if (((x >> 23) & 0xff) == 0xff)
-    return static_cast<uint16_t>(sign | 0x7c00u | (mant ? 0x200u : 0));
-  if (exp >= 31) return static_cast<uint16_t>(sign | 0x7c00u);
-  if (exp <= 0) {
-    if (exp < -10) return static_cast<uint16_t>(sign);
-    mant |= 0x800000u;
-    uint32_t shift = static_cast<uint32_t>(14 - exp);
-    uint32_t half = mant >> shift;
-    uint32_t rest = mant & ((1u << shift) - 1);
-    uint32_t mid = 1u << (shift - 1);
-    if (rest > mid || (rest == mid && (half & 1))) ++half;
-    return static_cast<uint16_t>(sign | half);
-  }
-  uint32_t half = sign | (static_cast<uint32_t>(exp) << 10) | (mant >> 13);
-  uint32_t rest = mant & 0x1fffu;
-  if (rest > 0x1000u || (rest == 0x1000u && (half & 1))) ++half;  // may carry into the exponent
-  return static_cast<uint16_t>(half);
-}
-
-uint16_t to_bfloat16(float f) {
-  uint32_t x = std::bit_cast<uint32_t>(f);
-  if (std::isnan(f)) return static_cast<uint16_t>((x >> 16) | 0x40);
-  x += 0x7fffu + ((x >> 16) & 1);
-  return static_cast<uint16_t>(x >> 16);
-}
-
 /// Writes `value` as one element of `dtype` at `out`.
 void store(DType dtype, double value, std::byte* out) {
   auto put = [out](auto v) { std::memcpy(out, &v, sizeof v); };
@@ -74,9 +42,9 @@ void store(DType dtype, double value, std::byte* out) {
     case DType::kFloat64:
       return put(value);
     case DType::kFloat16:
-      return put(to_half(static_cast<float>(value)));
+      return put(float_to_half(static_cast<float>(value)));
     case DType::kBFloat16:
-      return put(to_bfloat16(static_cast<float>(value)));
+      return put(float_to_bfloat16(static_cast<float>(value)));
     case DType::kInt64:
       return put(static_cast<int64_t>(value));
     case DType::kInt32:

@@ -1,13 +1,15 @@
 // Reference kernels, part 1: the dispatch by op family, elementwise ops (unary, binary with torch
 // broadcasting), the byte-copying views and identities, and the graph interpreter.
 // Everything is a plain loop over row-major data; clarity over speed. Kernels that only move
-// elements take any dtype; the others compute in float32.
+// elements take any dtype; the others compute in float32 (float16 and bfloat16 widened to it,
+// each result rounded once).
 #include "eval/reference.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
+#include "engine/ir/half.h"
 #include "eval/concretize.h"
 #include "eval/elementwise_formulas.h"
 #include "eval/node_formula.h"
@@ -253,6 +255,54 @@ Kernel kernel_of(OpFamily family) {
 
 }  // namespace ref
 
+namespace {
+
+/// Families whose kernels move elements without reading them, so that they copy 16-bit
+/// elements as they are.
+bool moves_bytes(OpFamily family) {
+  switch (family) {
+    case OpFamily::kView:
+    case OpFamily::kPermute:
+    case OpFamily::kIdentity:
+    case OpFamily::kDropout:
+    case OpFamily::kCat:
+    case OpFamily::kStrided:
+    case OpFamily::kRoll:
+    case OpFamily::kGather:
+    case OpFamily::kScatter: return true;
+    default: return false;
+  }
+}
+
+bool needs_widening(OpFamily family, const std::vector<RefOperand>& operands, const Tensor& out) {
+  if (moves_bytes(family)) return false;
+  bool half = is_half(out.dtype());
+  for (const RefOperand& o : operands) half = half || (o.tensor && is_half(o.tensor->dtype()));
+  return half;
+}
+
+/// A node on float16 or bfloat16 tensors: its half operands widened to float32, computed in
+/// float32 and the result rounded once into `out`, as torch's CPU kernels compute half.
+bool reference_in_float(const Node& node, const std::vector<RefOperand>& operands, Tensor& out,
+                        std::string* error) {
+  std::vector<Tensor> widened(operands.size());
+  std::vector<RefOperand> wide = operands;
+  for (size_t i = 0; i < operands.size(); ++i) {
+    if (operands[i].tensor && is_half(operands[i].tensor->dtype())) {
+      widened[i] = convert_float(*operands[i].tensor, DType::kFloat32);
+      wide[i].tensor = &widened[i];
+    }
+  }
+  if (!is_half(out.dtype())) return reference_op(node, wide, out, error);
+  Tensor wide_out = Tensor::zeros(DType::kFloat32, out.shape());
+  if (!reference_op(node, wide, wide_out, error)) return false;
+  const Tensor rounded = convert_float(wide_out, out.dtype());
+  if (out.nbytes() > 0) std::memcpy(out.data(), rounded.data(), out.nbytes());
+  return true;
+}
+
+}  // namespace
+
 bool has_reference(const OpSchema& op) { return ref::kernel_of(op.family) != nullptr; }
 
 bool reference_op(const Node& node, const std::vector<RefOperand>& operands, Tensor& out,
@@ -267,6 +317,7 @@ bool reference_op(const Node& node, const std::vector<RefOperand>& operands, Ten
     *error = "'" + node.target() + "' has a symbolic attribute; bind its symbol first";
     return false;
   }
+  if (needs_widening(node.schema()->family, operands, out)) return reference_in_float(node, operands, out, error);
   if (!family_takes_any_dtype(node.schema()->family)) {
     auto float32 = [](DType d) { return d == DType::kFloat32; };
     bool ok = float32(out.dtype());
@@ -281,10 +332,14 @@ bool reference_op(const Node& node, const std::vector<RefOperand>& operands, Ten
 
 namespace {
 
-/// Adds e * max(|v|, 1) to each element v of float32 `t`, |e| <= noise.relative, from a
-/// splitmix64 stream seeded per node, so that a run is repeatable.
+/// Adds e * max(|v|, 1) to each element v of float32 `t`, |e| <= noise.relative (of a
+/// float16 or bfloat16 `t`, noise.half_units of its precision, then rounded), from a splitmix64 stream seeded
+/// per node, so that a run is repeatable.
 void add_rounding_noise(Tensor& t, const RoundingNoise& noise, uint64_t node_id) {
-  if (t.dtype() != DType::kFloat32) return;
+  const bool half = is_half(t.dtype());
+  if (t.dtype() != DType::kFloat32 && !half) return;
+  const double relative = half ? noise.half_units * dtype_epsilon(t.dtype()) : noise.relative;
+  if (relative == 0) return;
   uint64_t state = noise.seed * 0x9E3779B97F4A7C15ull + node_id;
   for (int64_t i = 0; i < t.numel(); ++i) {
     uint64_t z = (state += 0x9E3779B97F4A7C15ull);
@@ -292,8 +347,13 @@ void add_rounding_noise(Tensor& t, const RoundingNoise& noise, uint64_t node_id)
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     z ^= z >> 31;
     const double unit = static_cast<double>(z >> 11) * 0x1.0p-53 * 2 - 1;  // [-1, 1)
-    const double v = t.f32()[i];
-    t.f32()[i] = static_cast<float>(v + noise.relative * unit * std::max(std::fabs(v), 1.0));
+    const double v = t.value_at(i);
+    const auto perturbed = static_cast<float>(v + relative * unit * std::max(std::fabs(v), 1.0));
+    if (half) {
+      static_cast<uint16_t*>(t.data())[i] = float_to_half_bits(t.dtype(), perturbed);
+    } else {
+      t.f32()[i] = perturbed;
+    }
   }
 }
 

@@ -37,6 +37,9 @@ bool reference_op(const Node& node, const std::vector<RefOperand>& operands, Ten
 struct RoundingNoise {
   double relative = 0;
   uint64_t seed = 1;
+  /// The same for float16 and bfloat16 results, in units of their precision (dtype_epsilon):
+  /// 2 perturbs by up to two units (0 leaves them as computed).
+  double half_units = 0;
 };
 
 /// Interprets `graph` with the reference kernels; the inputs' shapes bind the placeholders'.

@@ -9,6 +9,7 @@
 #include <random>
 #include <sstream>
 
+#include "engine/ir/half.h"
 #include "engine/support/check.h"
 #include "eval/allocation.h"
 
@@ -107,6 +108,7 @@ Tensor Tensor::random_of(DType dtype, Shape shape, uint64_t seed, int64_t int_bo
     for (int64_t i = 0; i < t.numel(); ++i) t.b8()[i] = static_cast<uint8_t>(ints.i64()[i]);
     return t;
   }
+  if (is_half(dtype)) return convert_float(random(std::move(shape), seed), dtype);
   return random(std::move(shape), seed);
 }
 
@@ -121,7 +123,7 @@ double Tensor::value_at(int64_t i) const {
     case DType::kUInt8: return static_cast<const uint8_t*>(data_)[i];
     case DType::kBool: return b8()[i] != 0 ? 1.0 : 0.0;
     case DType::kFloat16:
-    case DType::kBFloat16: break;  // not computed on: no host conversion
+    case DType::kBFloat16: return half_bits_to_float(dtype_, static_cast<const uint16_t*>(data_)[i]);
   }
   return std::numeric_limits<double>::quiet_NaN();
 }
@@ -152,6 +154,22 @@ double max_abs_diff(const Tensor& a, const Tensor& b) {
   return worst;
 }
 
+Tensor convert_float(const Tensor& t, DType dtype) {
+  if (t.dtype() == dtype) return t;
+  GRAFT_CHECK((t.dtype() == DType::kFloat32 || is_half(t.dtype())) &&
+              (dtype == DType::kFloat32 || is_half(dtype)))
+      << "convert_float converts float32, float16 and bfloat16 only";
+  Tensor out = Tensor::zeros(dtype, t.shape());
+  const int64_t n = t.numel();
+  if (dtype == DType::kFloat32) {
+    for (int64_t i = 0; i < n; ++i) out.f32()[i] = static_cast<float>(t.value_at(i));
+  } else {
+    auto* bits = static_cast<uint16_t*>(out.data());
+    for (int64_t i = 0; i < n; ++i) bits[i] = float_to_half_bits(dtype, static_cast<float>(t.value_at(i)));
+  }
+  return out;
+}
+
 bool is_close(double a, double b, double rtol, double atol) {
   if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
   if (std::isinf(a) || std::isinf(b)) return a == b;
@@ -169,7 +187,8 @@ bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol) {
 std::string tensor_summary(const Tensor& t) {
   std::ostringstream out;
   out << dtype_name(t.dtype()) << shape_to_string(t.shape());
-  if (t.dtype() != DType::kFloat32 && t.dtype() != DType::kInt64 && t.dtype() != DType::kBool) {
+  if (t.dtype() != DType::kFloat32 && t.dtype() != DType::kInt64 && t.dtype() != DType::kBool &&
+      !is_half(t.dtype())) {
     return out.str();
   }
   double sum = 0;

@@ -32,8 +32,8 @@ class Tensor {
   static Tensor random(Shape shape, uint64_t seed, float lo = -1.0f, float hi = 1.0f);
   /// An int64 tensor of uniform random values in [lo, hi) (lo < hi), reproducible per seed.
   static Tensor random_ints(Shape shape, uint64_t seed, int64_t lo, int64_t hi);
-  /// A random tensor of any dtype graft computes in: float32 uniform in [-1, 1), bool
-  /// uniform, int64 uniform in [0, int_bound).
+  /// A random tensor of any dtype graft computes in: float32 uniform in [-1, 1) (float16 and
+  /// bfloat16 the same, rounded), bool uniform, int64 uniform in [0, int_bound).
   static Tensor random_of(DType dtype, Shape shape, uint64_t seed, int64_t int_bound = 10);
 
   DType dtype() const { return dtype_; }
@@ -67,6 +67,9 @@ class Tensor {
 /// Largest absolute element difference of two tensors of the same shape (infinity if the
 /// shapes or dtypes differ, NaN if either holds a NaN).
 double max_abs_diff(const Tensor& a, const Tensor& b);
+/// `t` (float32, float16 or bfloat16) as a new tensor of float `dtype`: exact into float32,
+/// rounded to nearest even into a half format. A tensor already of `dtype` is returned as is.
+Tensor convert_float(const Tensor& t, DType dtype);
 /// True if |a - b| <= atol + rtol * |b| (numpy.isclose); NaN is close to NaN only, an infinity
 /// to the same infinity only.
 bool is_close(double a, double b, double rtol = 1e-4, double atol = 1e-5);

@@ -91,7 +91,7 @@ std::optional<SynthesizedGraph> Synth::run(std::string* why) {
   }
   SynthesizedGraph out;
   out.anchor = returns.front();
-  out.int_inputs = int_inputs_ && !inputs_.empty();
+  if (!inputs_.empty() || !const_.empty()) out.dtype = input_dtype_;
   if (wrap_outputs_) {
     // `where not output(y)`: the returned values must feed something.
     for (std::string& r : returns) {
@@ -141,18 +141,18 @@ SynthValue Synth::define_param(const std::string& name, const TensorType& type, 
   v.kind = SynthValue::Kind::kTensor;
   v.text = name;
   v.type = type;
-  if (const_.count(name)) {
-    stmts_.push_back(fmt::format("{} = param f32{}{}", name, shape_text(type.shape),
-                                 positive ? " positive" : ""));
-  } else if (auto hint = dtype_hint_.find(name); hint != dtype_hint_.end()) {
+  // A hinted dtype (`dtype(x) == f16`) wins; else inputs take the variant's dtype, and
+  // constants too where it is a float (an integer weight is no instance of a float rule).
+  if (auto hint = dtype_hint_.find(name); hint != dtype_hint_.end()) {
     v.type.dtype = hint->second;
-    inputs_.push_back(fmt::format("{}: {}{}", name, hint->second == DType::kBool ? "bool" : "i64",
-                                  shape_text(type.shape)));
-  } else if (int_inputs_) {
-    v.type.dtype = DType::kInt64;
-    inputs_.push_back(fmt::format("{}: i64{}", name, shape_text(type.shape)));
+  } else if (!const_.count(name) || is_floating(input_dtype_)) {
+    v.type.dtype = input_dtype_;
+  }
+  if (const_.count(name)) {
+    stmts_.push_back(fmt::format("{} = param {}{}{}", name, dtype_alias(v.type.dtype),
+                                 shape_text(type.shape), positive ? " positive" : ""));
   } else {
-    inputs_.push_back(fmt::format("{}: f32{}", name, shape_text(type.shape)));
+    inputs_.push_back(fmt::format("{}: {}{}", name, dtype_alias(v.type.dtype), shape_text(type.shape)));
   }
   values_[name] = v;
   return v;

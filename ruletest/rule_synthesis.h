@@ -12,6 +12,7 @@
 #include <string>
 
 #include "dsl/rule_file_set.h"
+#include "engine/ir/dtype.h"
 
 namespace graft::ruletest {
 
@@ -20,9 +21,10 @@ struct SynthesizedGraph {
   std::string text;
   /// The name of the node of the pattern's first returned value (where the rule anchors).
   std::string anchor;
-  /// The graph's inputs are int64 (a variant that tries the rule on integer tensors): one
-  /// whose ops do not compute in int64 is not an instance of the rule.
-  bool int_inputs = false;
+  /// The dtype of the graph's inputs (and float constants): a variant other than float32
+  /// tries the rule on integer or half tensors, and one whose ops do not compute in that
+  /// dtype is not an instance of the rule.
+  DType dtype = DType::kFloat32;
 };
 
 /// The dims a graph's shapes are made of: the variant's own, or (for a counterexample, once a
@@ -38,7 +40,7 @@ inline constexpr ShapeSize kSmallShapeSizes[] = {ShapeSize::kOnes, ShapeSize::kT
 /// (first alternative, optional operands present, the first candidate shape and attribute
 /// values); later variants take other alternatives, leave optional operands out, and change
 /// shapes, strides, paddings, groups and eps. `size` other than kVariant keeps every choice
-/// of the variant (extra batch dim and int64 inputs included) but its shapes. Returns nullopt
+/// of the variant (extra batch dim and dtype included) but its shapes. Returns nullopt
 /// and sets `why` when the pattern has a form the synthesiser cannot instantiate (or a chosen
 /// shape fails an op's shape function).
 std::optional<SynthesizedGraph> synthesize_graph(const dsl::CheckedRule& rule, int variant,

@@ -140,12 +140,13 @@ class GraphCheck {
       report = runtime::check_equivalence(*before, after, eq, reference_diags,
                                           "the synthesised graph");
       if (!report) {
-        // An int64 variant whose ops do not compute in int64 is no instance of the rule.
-        GraphResult::Kind kind = graph.int_inputs && !runs_on_reference(*before)
+        // A variant whose ops do not compute in its dtype is no instance of the rule.
+        GraphResult::Kind kind = graph.dtype != DType::kFloat32 && !runs_on_reference(*before)
                                      ? GraphResult::Kind::kNotBuilt
                                      : GraphResult::Kind::kNotRunnable;
-        return {kind, "neither the runtime nor the reference can run it: " + diags.render() +
-                          reference_diags.render()};
+        // The reference's reason first: the runtime's diagnostics follow the rule file's own.
+        return {kind, "neither the runtime nor the reference can run it: " + reference_diags.render() +
+                          diags.render()};
       }
     }
     if (!report->equivalent) {

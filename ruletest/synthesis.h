@@ -38,12 +38,23 @@ std::string attr_text(const AttrValue& v);
 std::optional<AttrValue> literal_value(const ast::Expr* e);
 std::optional<double> numeric(const AttrValue& v);
 
+/// The dtype of variant `variant`'s inputs: float32 but in every 8th from the 3rd (float16),
+/// the 5th (bfloat16) and the 7th (int64).
+inline DType variant_dtype(int variant) {
+  switch (variant % 8) {
+    case 3: return DType::kFloat16;
+    case 5: return DType::kBFloat16;
+    case 7: return DType::kInt64;
+    default: return DType::kFloat32;
+  }
+}
+
 class Synth {
  public:
   Synth(const dsl::CheckedRule& rule, int variant, ShapeSize size)
       : rule_(*rule.decl), variant_(variant),
         shape_choice_(size == ShapeSize::kVariant ? (variant / 2) % 2 : static_cast<int>(size) + 1),
-        extra_batch_dim_((variant / 4) % 2 == 1), int_inputs_(variant % 8 == 7) {}
+        extra_batch_dim_((variant / 4) % 2 == 1), input_dtype_(variant_dtype(variant)) {}
 
   std::optional<SynthesizedGraph> run(std::string* why);
 
@@ -131,17 +142,19 @@ class Synth {
   int variant_;
   int shape_choice_;  // 0 and 1: the variants' shapes; 2 to 4: ShapeSize's smaller ones
   // Variants beyond the first also vary what a rule may silently assume: a leading batch dim
-  // on matrix and sequence inputs (linear of a 3-d input), and int64 graph inputs (`x * 1.0
-  // → x` changes an integer tensor's dtype). Ops that reject them leave the variant unbuilt.
+  // on matrix and sequence inputs (linear of a 3-d input), and the dtype of graph inputs and
+  // constants: int64 (`x * 1.0 → x` changes an integer tensor's dtype), float16 and bfloat16
+  // (a rule right only at float32's precision, or only for float32). Ops that reject them
+  // leave the variant unbuilt.
   bool extra_batch_dim_;
-  bool int_inputs_;
+  DType input_dtype_;
   int points_ = 0;
   std::string error_;
 
   std::set<std::string> params_, const_, absent_, used_names_;
   std::map<std::string, int> rank_hint_;
   std::map<std::string, std::map<int, int64_t>> dim_hint_;
-  std::map<std::string, DType> dtype_hint_;  // `dtype(m) == bool`: an input of that dtype
+  std::map<std::string, DType> dtype_hint_;  // `dtype(m) == f16`: an input of that dtype
   std::map<std::string, std::vector<const ast::Condition*>> var_conditions_;
   std::map<std::string, AttrValue> vars_;
   bool wrap_outputs_ = false;

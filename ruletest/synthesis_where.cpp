@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/ir/half.h"
 #include "ruletest/synthesis.h"
 
 namespace graft::ruletest::synthesis {
@@ -64,10 +65,27 @@ void Synth::read_condition(const ast::Condition& c) {
       }
     }
   } else if (pred == "dtype" && c.op == ast::CmpOp::kEq) {
-    // Only a non-float dtype needs a hint: float32 is every input's default.
     const auto* name = ast::dyn_cast<ast::NameExpr>(c.rhs);
     std::optional<DType> dtype = name != nullptr ? parse_dtype(name->name) : std::nullopt;
-    if (dtype == DType::kBool || dtype == DType::kInt64) dtype_hint_[arg_name(0)] = *dtype;
+    if (dtype) dtype_hint_[arg_name(0)] = *dtype;
+  } else if (pred == "dtype" && c.op == ast::CmpOp::kIn) {
+    // The variant's own dtype when the set admits it, else one of the set's that the
+    // reference computes in, varying with the variant.
+    const auto* set = ast::dyn_cast<ast::SetExpr>(c.rhs);
+    std::vector<DType> computable;
+    bool admits_own = false;
+    for (const ast::Expr* item : set ? set->items : std::span<ast::Expr* const>{}) {
+      const auto* name = ast::dyn_cast<ast::NameExpr>(item);
+      std::optional<DType> dtype = name != nullptr ? parse_dtype(name->name) : std::nullopt;
+      if (!dtype) continue;
+      admits_own = admits_own || *dtype == input_dtype_;
+      if (*dtype == DType::kFloat32 || *dtype == DType::kInt64 || *dtype == DType::kBool || is_half(*dtype)) {
+        computable.push_back(*dtype);
+      }
+    }
+    if (!admits_own && !computable.empty()) {
+      dtype_hint_[arg_name(0)] = computable[static_cast<size_t>(variant_) % computable.size()];
+    }
   } else if (pred == "dim" && c.op == ast::CmpOp::kEq && rhs_number != nullptr &&
              call->args.size() == 2) {
     if (const auto* idx = ast::dyn_cast<ast::NumberExpr>(call->args[1]->value)) {

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/ir/half.h"
 #include "eval/reference.h"
 #include "runtime/executable.h"
 #include "runtime/special_inputs.h"
@@ -20,6 +21,10 @@ namespace graft::runtime {
 using eval::Tensor;
 
 namespace {
+
+/// The largest finite magnitude a float16 or bfloat16 input of a trial takes.
+constexpr float kHalfInputBound = 8;
+
 
 uint64_t mix(uint64_t seed, uint64_t trial, uint64_t input) {
   uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (1 + trial * 1009 + input);
@@ -66,9 +71,11 @@ struct TrialInputs {
 /// Compares one output; the first output out of tolerance gives the report its message, with
 /// the element that exceeds the tolerance most.
 /// `trial_text` ends the message (", trial 2, inputs in [-8, 8)").
+/// `slack`, when not empty, widens each element's tolerance by twice its value.
 void compare_output(const Tensor& expected, const Tensor& actual, size_t output,
                     const TrialInputs& inputs, const std::string& trial_text,
-                    const EquivalenceOptions& options, EquivalenceReport& report) {
+                    const EquivalenceOptions& options, const std::vector<double>& slack,
+                    EquivalenceReport& report) {
   if (expected.shape() != actual.shape() || expected.dtype() != actual.dtype()) {
     if (report.equivalent) {
       report.message = fmt::format("output {}: expected {}{}, got {}{}", output,
@@ -79,7 +86,14 @@ void compare_output(const Tensor& expected, const Tensor& actual, size_t output,
     report.max_abs_diff = INFINITY;
     return;
   }
+  // A half output is compared at its own precision: each op of either graph rounds to it, so
+  // a correct rewrite differs by a few units in its last place.
   double atol = options.atol;
+  double rtol = options.rtol;
+  if (is_half(expected.dtype())) {
+    rtol = std::max(rtol, 4 * dtype_epsilon(expected.dtype()));
+    atol = std::max(atol, 4 * dtype_epsilon(expected.dtype()));
+  }
   if (inputs.relative_atol()) {
     double largest = 1;
     for (int64_t i = 0; i < expected.numel(); ++i) {
@@ -95,10 +109,14 @@ void compare_output(const Tensor& expected, const Tensor& actual, size_t output,
     double e = expected.value_at(i);
     double a = actual.value_at(i);
     double diff = element_diff(e, a);
+    // In half, a value that underflows to 0 before meeting an infinity gives NaN (0 · inf)
+    // where a fused op that rounds once gives the infinity: both are non-finite.
+    if (is_half(expected.dtype()) && !std::isfinite(e) && !std::isfinite(a) && (std::isnan(e) || std::isnan(a))) diff = 0;
     report.max_abs_diff = std::max(report.max_abs_diff, diff);
     // A non-finite expected value allows no slack: its match is exact (above), and
     // rtol * |NaN| would make every comparison with it false, so that anything passed.
-    double excess = diff - (atol + options.rtol * (std::isfinite(e) ? std::fabs(e) : 0.0));
+    double excess = diff - (atol + rtol * (std::isfinite(e) ? std::fabs(e) : 0.0));
+    if (!slack.empty()) excess -= 2 * slack[static_cast<size_t>(i)];
     if (excess > 0 && (worst < 0 || excess > worst_excess)) {
       worst = i;
       worst_excess = excess;
@@ -112,15 +130,18 @@ void compare_output(const Tensor& expected, const Tensor& actual, size_t output,
       "output {} at {}: expected {}, got {} (|diff| {:.3g} > atol {:g} + rtol {:g} * "
       "|expected|){}",
       output, index_string(worst, expected.shape()), value_text(e), value_text(a),
-      element_diff(e, a), atol, options.rtol, trial_text);
+      element_diff(e, a), atol, rtol, trial_text);
 }
 
-/// Compares every output of one trial.
+/// Compares every output of one trial; `slack` is TrialRunner::rounding_slack's (or empty).
 void compare_outputs(const std::vector<Tensor>& want, const std::vector<Tensor>& got,
                      const TrialInputs& inputs, const std::string& trial_text,
-                     const EquivalenceOptions& options, EquivalenceReport& report) {
+                     const EquivalenceOptions& options,
+                     const std::vector<std::vector<double>>& slack, EquivalenceReport& report) {
+  static const std::vector<double> kNone;
   for (size_t o = 0; o < want.size(); ++o) {
-    compare_output(want[o], got[o], o, inputs, trial_text, options, report);
+    compare_output(want[o], got[o], o, inputs, trial_text, options,
+                   o < slack.size() ? slack[o] : kNone, report);
   }
 }
 
@@ -147,6 +168,38 @@ class TrialRunner {
     return true;
   }
 
+  /// Per element of each float16 or bfloat16 output of the graph before the rewrite, how far it
+  /// moves when every half result is perturbed by two units of its precision (two seeds): how
+  /// much rounding the graph amplifies there (infinite where a NaN or infinity comes or goes).
+  /// Empty when no output is half. A rewrite that rounds elsewhere (a fused op that rounds once)
+  /// may move an element that far without being wrong.
+  std::vector<std::vector<double>> rounding_slack(const std::vector<Tensor>& inputs,
+                                                  const std::vector<Tensor>& want) {
+    bool half = false;
+    for (const Tensor& t : want) half = half || is_half(t.dtype());
+    if (!half) return {};
+    std::vector<std::vector<double>> slack(want.size());
+    for (size_t o = 0; o < want.size(); ++o) slack[o].assign(static_cast<size_t>(want[o].numel()), 0.0);
+    for (uint64_t seed : {1, 2}) {
+      eval::RoundingNoise noise;
+      noise.half_units = 2;
+      noise.seed = seed;
+      DiagnosticEngine scratch;
+      std::optional<std::vector<Tensor>> noisy = eval::run_reference(expected_, inputs, scratch, noise);
+      for (size_t o = 0; o < want.size(); ++o) {
+        if (!is_half(want[o].dtype())) continue;
+        for (int64_t i = 0; i < want[o].numel(); ++i) {
+          const double moved = noisy && o < noisy->size()
+                                   ? element_diff(want[o].value_at(i), (*noisy)[o].value_at(i))
+                                   : INFINITY;
+          double& s = slack[o][static_cast<size_t>(i)];
+          s = std::max(s, moved);
+        }
+      }
+    }
+    return slack;
+  }
+
  private:
   const Graph& expected_;
   const Graph& actual_;
@@ -164,6 +217,7 @@ std::vector<double> simpler_values(double v, DType dtype) {
   std::vector<double> out;
   for (double c : tries) {
     if (dtype == DType::kFloat32) c = static_cast<float>(c);
+    if (is_half(dtype)) c = half_bits_to_float(dtype, float_to_half_bits(dtype, static_cast<float>(c)));
     if (dtype == DType::kInt64) c = std::round(c);
     if (c == v && std::signbit(c) == std::signbit(v)) break;
     if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
@@ -174,6 +228,9 @@ std::vector<double> simpler_values(double v, DType dtype) {
 void set_value(Tensor& t, int64_t i, double v) {
   if (t.dtype() == DType::kFloat32) t.f32()[i] = static_cast<float>(v);
   if (t.dtype() == DType::kInt64) t.i64()[i] = static_cast<int64_t>(v);
+  if (is_half(t.dtype())) {
+    static_cast<uint16_t*>(t.data())[i] = float_to_half_bits(t.dtype(), static_cast<float>(v));
+  }
 }
 
 /// Simplifies a counterexample's inputs while the graphs still differ on them: first whole
@@ -193,7 +250,7 @@ class Shrinker {
 
  private:
   static bool shrinkable(const Tensor& t) {
-    return t.dtype() == DType::kFloat32 || t.dtype() == DType::kInt64;
+    return t.dtype() == DType::kFloat32 || t.dtype() == DType::kInt64 || is_half(t.dtype());
   }
 
   /// Whether the graphs still differ with input `t` replaced by `candidate`; if so, keeps it.
@@ -206,7 +263,7 @@ class Shrinker {
     DiagnosticEngine scratch;  // an input the graphs cannot run on is simply not kept
     if (!runner_.run(inputs, on_reference_, scratch, want, got)) return false;
     EquivalenceReport report;
-    compare_outputs(want, got, kind_, "", options_, report);
+    compare_outputs(want, got, kind_, "", options_, runner_.rounding_slack(inputs, want), report);
     if (report.equivalent) return false;
     cx_.inputs = std::move(inputs);
     cx_.expected = std::move(want);
@@ -278,7 +335,7 @@ std::string element_text(const Tensor& t, int64_t i) {
   const double v = t.value_at(i);
   if (t.dtype() == DType::kBool) return v != 0 ? "true" : "false";
   if (std::isnan(v)) return "nan";
-  if (t.dtype() == DType::kFloat32) return fmt::format("{}", static_cast<float>(v));
+  if (t.dtype() == DType::kFloat32 || is_half(t.dtype())) return fmt::format("{}", static_cast<float>(v));
   return fmt::format("{}", v);
 }
 
@@ -383,16 +440,25 @@ std::optional<EquivalenceReport> check_equivalence(const Graph& expected, const 
     const std::vector<float> pool =
         kind.special >= 0 ? special_value_pool(options.special_values, kind.special == 1)
                           : std::vector<float>{};
+    // Half inputs stay small, where a half graph's intermediates do not overflow (65504 for
+    // float16): past that, a fused op that rounds once differs from ops that each round, through
+    // no fault of the rule. The float32 variants of a rule cover large magnitudes.
+    std::vector<float> half_pool;
+    for (float v : pool) {
+      if (!std::isfinite(v) || std::fabs(v) <= kHalfInputBound) half_pool.push_back(v);
+    }
     std::vector<Tensor> inputs;
     for (size_t i = 0; i < in_before.size(); ++i) {
       const uint64_t seed = mix(options.seed, trial, i);
       const TensorInfo& in = in_before[i];
-      if (in.dtype != DType::kFloat32) {
+      if (in.dtype != DType::kFloat32 && !is_half(in.dtype)) {
         inputs.push_back(Tensor::random_of(in.dtype, in.shape, seed));
       } else if (kind.special >= 0) {
-        inputs.push_back(special_tensor(in.shape, seed, pool));
+        const bool half = is_half(in.dtype);
+        inputs.push_back(eval::convert_float(special_tensor(in.shape, seed, half ? half_pool : pool), in.dtype));
       } else {
-        inputs.push_back(Tensor::random(in.shape, seed, -kind.scale, kind.scale));
+        const float scale = is_half(in.dtype) ? std::min(kind.scale, kHalfInputBound) : kind.scale;
+        inputs.push_back(eval::convert_float(Tensor::random(in.shape, seed, -scale, scale), in.dtype));
       }
     }
     // The reference kernels give zeros, infinities and NaN the results PyTorch gives; oneDNN's
@@ -403,7 +469,7 @@ std::optional<EquivalenceReport> check_equivalence(const Graph& expected, const 
     if (!runner.run(inputs, reference, diags, want, got)) return std::nullopt;
     const std::string trial_text =
         (trial > 0 ? fmt::format(", trial {}", trial + 1) : std::string()) + kind.describe();
-    compare_outputs(want, got, kind, trial_text, options, report);
+    compare_outputs(want, got, kind, trial_text, options, runner.rounding_slack(inputs, want), report);
     if (!report.equivalent && !report.counterexample) {
       Counterexample cx;
       for (const TensorInfo& in : in_before) cx.input_names.push_back(in.name);

@@ -24,6 +24,11 @@ struct EquivalenceOptions {
   /// inputs cross the thresholds ops have (relu6's 6, hardswish's ±3, clamp bounds), and the
   /// absolute tolerance of that trial is atol times the output's largest magnitude (at least
   /// 1): rounding grows with the values, and an element that cancels to near zero carries it.
+  /// float16 and bfloat16 inputs stay within ±8 (their special values too, but for ±inf and
+  /// NaN), and their outputs are compared with rtol and atol of at least 4 units of their
+  /// precision (2^-8 for float16, 2^-5 for bfloat16), widened per element by how far the graph
+  /// before the rewrite moves when its half results are perturbed by two units; a NaN there
+  /// matches an infinity (a value underflowed to 0 meets it in one graph, not in the other).
   std::vector<float> input_scales = {1};
   /// Trials after `trials` whose inputs mix uniform values with special ones: exact zeros of
   /// both signs, ±1, ±0.5, large magnitudes (±1e4) and `special_values` (the thresholds of the

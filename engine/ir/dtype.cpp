@@ -32,6 +32,7 @@ const DTypeInfo& info(DType dtype) { return kDTypes[static_cast<size_t>(dtype)];
 }  // namespace
 
 const char* dtype_name(DType dtype) { return info(dtype).name; }
+const char* dtype_alias(DType dtype) { return info(dtype).alias; }
 const char* dtype_safetensors_name(DType dtype) { return info(dtype).safetensors; }
 size_t dtype_size(DType dtype) { return info(dtype).size; }
 

@@ -12,6 +12,8 @@ enum class DType { kFloat32, kFloat64, kFloat16, kBFloat16, kInt64, kInt32, kInt
 
 /// "float32", "int64", … (torch's names without the "torch." prefix).
 const char* dtype_name(DType dtype);
+/// "f32", "i64", "bf16", … (the short form rules and test graphs write).
+const char* dtype_alias(DType dtype);
 /// "F32", "I64", … (the safetensors header names).
 const char* dtype_safetensors_name(DType dtype);
 size_t dtype_size(DType dtype);

@@ -10,6 +10,8 @@
 #              controls pass
 #   attributes rules right only at an attribute's default fail; a control passes
 #   rank-dtype rules right for float32 or matrices only fail on int64 / batched variants
+#   half       rules conditioned on float16/bfloat16 run on half graphs: wrong ones fail, the
+#              controls (right at the half format's precision) pass
 #   instantiable a strict bound on a variable and a positional attribute before operands verify
 #   unrunnable a rule that also rewrites graphs the runtime cannot run is not verified (SKIP)
 #   usage      a bad flag is a usage error (exit 2)
@@ -39,7 +41,7 @@ case $case_name in
     expect_line "batch_norm\\(y, mean, var, gamma, beta, training=false, eps="
     expect_line "output 0 at \\[.*\\]: expected .*, got .* \\(\\|diff\\| "
     expect_line "^PASS fold_bn \\($data:20, [0-9]+ graphs"
-    expect_line "^SKIP relu_of_f16 \\($data:35\\): cannot instantiate: the rule does not match the synthesised graph: where dtype\\(x\\) == f16"
+    expect_line "^SKIP relu_of_f64 \\($data:35\\): cannot instantiate: neither the runtime nor the reference can run it: error: node 't1' \\(relu\\): the reference kernel of 'relu' computes float32 only"
     expect_line "^1 verified, 1 failed, 1 skipped$"
     ;;
   ranges)
@@ -89,6 +91,20 @@ case $case_name in
     expect_line "^PROVED mul_one_floats \\($rank_dtype:[0-9]+, [0-9]+ graphs"
     expect_line "^PASS linear_as_matmul \\($rank_dtype:[0-9]+, [0-9]+ graphs"
     expect_line "^2 verified \\(1 proved\\), 2 failed, 0 skipped$"
+    ;;
+  half)
+    half=tests/rules/data/wrong_half.rules
+    verify_exits 1 "$half"
+    expect_line "^FAIL relu6_to_relu_f16 \\($half:[0-9]+\\): counterexample: graph [0-9]+"
+    expect_line "graph\\(x: f16\\[1, 1, 1, 1\\]\\) \\{"
+    expect_line "simplified: output 0 at \\[0, 0, 0, 0\\]: expected 6, got 7 "
+    expect_line "^FAIL mul_zero_bf16 \\($half:[0-9]+\\): counterexample: graph [0-9]+"
+    expect_line "graph\\(x: bf16\\["
+    expect_line "^FAIL drop_half_round_trip \\($half:[0-9]+\\): counterexample: graph [0-9]+"
+    expect_line "^PASS silu_f16 \\($half:[0-9]+, 8 graphs\\)"
+    expect_line "^PASS scale_twice_half \\($half:[0-9]+, 8 graphs\\)"
+    expect_line "^PASS softmax_spelled_f16 \\($half:[0-9]+, 8 graphs\\)"
+    expect_line "^3 verified, 3 failed, 0 skipped$"
     ;;
   instantiable)
     instantiable=tests/rules/data/instantiable.rules
