@@ -15,7 +15,7 @@ namespace graft {
 
 class SharedConstants {
  public:
-  /// A stored constant with the same type and bytes as `value`, or nullptr. Its name and
+  /// A stored constant with the same type, bytes and kind (buffer or not) as `value`, or nullptr. Its name and
   /// reference are current in `store` (a constant erased or replaced since is not offered).
   struct Stored {
     std::string name;       // the constant's name in the store
