@@ -142,8 +142,11 @@ SynthValue Synth::define_param(const std::string& name, const TensorType& type, 
   v.text = name;
   v.type = type;
   if (const_.count(name)) {
-    stmts_.push_back(fmt::format("{} = param f32{}{}", name, shape_text(type.shape),
-                                 positive ? " positive" : ""));
+    auto fill = fill_hint_.find(name);
+    stmts_.push_back(fmt::format("{} = param f32{}{}{}{}", name, shape_text(type.shape),
+                                 positive && fill == fill_hint_.end() ? " positive" : "",
+                                 buffers_.count(name) ? " buffer" : "",
+                                 fill != fill_hint_.end() ? " = " + float_text(fill->second) : ""));
   } else if (auto hint = dtype_hint_.find(name); hint != dtype_hint_.end()) {
     v.type.dtype = hint->second;
     inputs_.push_back(fmt::format("{}: {}{}", name, hint->second == DType::kBool ? "bool" : "i64",
