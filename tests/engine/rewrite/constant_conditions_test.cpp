@@ -106,7 +106,7 @@ TEST_CASE("value(w) reads bools and integers as numbers", "[rewrite][conditions]
   CHECK(ops_of(*model->graph) == "mul sub -> sub");
 }
 
-TEST_CASE("--explain names the element that fails value(w) and the kind that fails buffer(w)",
+TEST_CASE("explain names the element that fails value(w) and the kind that fails buffer(w)",
           "[rewrite][conditions]") {
   Model m = three_adds("[1, 1, 7, 1]");
   RuleSet value_rule = marking_rule("value(w) == 1");
