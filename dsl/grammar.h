@@ -200,8 +200,8 @@ struct param_type : seq< type_spec > {};
 struct param_init : seq< expr > {};
 struct positive_kw : kw_positive {};
 struct buffer_kw : kw_buffer {};
-struct param_def : seq< kw_param, sp, must< param_type >, opt< sp, positive_kw >, opt< sp, buffer_kw >,
-                        opt< sp, one< '=' >, sp, must< param_init > > > {};
+struct param_def : seq< kw_param, sp, must< param_type >, opt< sp, positive_kw >,
+                        opt< sp, buffer_kw >, opt< sp, one< '=' >, sp, must< param_init > > > {};
 
 struct assign_value : sor< param_def, expr > {};
 struct assign_stmt : seq< ident, sp, one< '=' >, not_at< one< '=' > >, sp, must< assign_value > > {};

@@ -1,6 +1,6 @@
 // Sema of `where` conditions: the predicates const, param, buffer, value, uses, output, rank,
-// dtype, shape, dim and name over pattern values, and comparisons of `$` variables. Dims in shapes are numbers, symbols
-// (a symbol used twice means equal dims), '_' or one '...'.
+// dtype, shape, dim and name over pattern values, and comparisons of `$` variables. Dims in
+// shapes are numbers, symbols (a symbol used twice means equal dims), '_' or one '...'.
 #include <array>
 
 #include "dsl/sema_internal.h"
@@ -11,8 +11,19 @@ namespace {
 
 using namespace ast;
 
-enum class Pred { kConst, kUses, kOutput, kRank, kDtype, kShape, kDim, kName, kParam, kBuffer,
-                  kValue };
+enum class Pred {
+  kConst,
+  kUses,
+  kOutput,
+  kRank,
+  kDtype,
+  kShape,
+  kDim,
+  kName,
+  kParam,
+  kBuffer,
+  kValue
+};
 
 struct PredInfo {
   const char* name;

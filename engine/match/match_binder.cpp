@@ -536,8 +536,8 @@ std::optional<Match> Matcher::bind(uint32_t rule_index, Node* node, bool with_co
   PartSearch fresh;
   PartSearch& search = parts != nullptr ? *parts : fresh;
   uint64_t combinations = search.combinations_left;
-  Binder binder(graph_, rule, compiled_, rule_index, has_class, with_conditions, binding_budget_, in_class,
-                search);
+  Binder binder(graph_, rule, compiled_, rule_index, has_class, with_conditions, binding_budget_,
+                in_class, search);
   std::optional<Binding> b = binder.run(node, why ? &reason : nullptr);
   gave_up_ = binder.exhausted();
   out_of_combinations_ = binder.out_of_combinations();
@@ -577,8 +577,8 @@ std::optional<Match> Matcher::AnchorMatches::match(uint32_t rule) {
   if (!it->binding) return std::nullopt;
   const Rule& r = compiled.rules().rules[rule];
   std::vector<Dim> symbols;
-  if (!conditions_hold(matcher_.graph_, r, it->binding->nodes, it->binding->vars, it->binding->attr_vars, nullptr,
-                       &symbols)) {
+  if (!conditions_hold(matcher_.graph_, r, it->binding->nodes, it->binding->vars,
+                       it->binding->attr_vars, nullptr, &symbols)) {
     return std::nullopt;
   }
   Match m = *it->binding;

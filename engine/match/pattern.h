@@ -135,7 +135,7 @@ struct Condition {
   std::vector<ValueRef> values;
   Term lhs;
   CmpOp op = CmpOp::kEq;
-  Term rhs;  // kCompare; kValue: a number (with its tolerance), a set of them, or a range
+  Term rhs;          // kCompare; kValue: a number (with its tolerance), a set of them, or a range
   std::string text;  // as written, for --explain
   std::string loc;
 };

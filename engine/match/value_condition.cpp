@@ -122,7 +122,8 @@ std::optional<ElementCounterexample> first_failing_element(const ConstantTensor&
     case DType::kInt16: return scan<int16_t>(tensor, test);
     case DType::kInt8: return scan<int8_t>(tensor, test);
     case DType::kUInt8: return scan<uint8_t>(tensor, test);
-    case DType::kBool: return scan<uint8_t>(tensor, test, [](uint8_t b) { return b != 0 ? 1.0 : 0.0; });
+    case DType::kBool:
+      return scan<uint8_t>(tensor, test, [](uint8_t b) { return b != 0 ? 1.0 : 0.0; });
   }
   return std::nullopt;
 }
