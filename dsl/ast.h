@@ -280,13 +280,15 @@ struct AssignStmt : Stmt {
   Expr* value = nullptr;
 };
 
-/// `w = param f32[4, 3, 3, 3] [positive] [= values]`: a constant tensor of a test graph.
+/// `w = param f32[4, 3, 3, 3] [positive] [buffer] [= values]`: a constant tensor of a test
+/// graph; an nn.Parameter unless marked `buffer`.
 struct ParamDefStmt : Stmt {
   GRAFT_AST_NODE(ParamDefStmt, NodeKind::kParamDef)
   Ident* target = nullptr;
   TypeSpec* type = nullptr;
   bool positive = false;
   SourceRange positive_range;
+  bool buffer = false;
   Expr* init = nullptr;  // literal values; nullptr for random values
 };
 

@@ -70,6 +70,7 @@ struct kw_once : TAO_PEGTL_KEYWORD( "once" ) {};
 struct kw_fixpoint : TAO_PEGTL_KEYWORD( "fixpoint" ) {};
 struct kw_max : TAO_PEGTL_KEYWORD( "max" ) {};
 struct kw_positive : TAO_PEGTL_KEYWORD( "positive" ) {};
+struct kw_buffer : TAO_PEGTL_KEYWORD( "buffer" ) {};
 
 struct reserved : sor< kw_import, kw_opclass, kw_rule, kw_pattern, kw_where, kw_benefit,
                        kw_replacement, kw_return, kw_phase, kw_test, kw_graph, kw_expect,
@@ -198,8 +199,9 @@ struct type_spec : seq< ident, sp, must< open_shape >, sp,
 struct param_type : seq< type_spec > {};
 struct param_init : seq< expr > {};
 struct positive_kw : kw_positive {};
+struct buffer_kw : kw_buffer {};
 struct param_def : seq< kw_param, sp, must< param_type >, opt< sp, positive_kw >,
-                        opt< sp, one< '=' >, sp, must< param_init > > > {};
+                        opt< sp, buffer_kw >, opt< sp, one< '=' >, sp, must< param_init > > > {};
 
 struct assign_value : sor< param_def, expr > {};
 struct assign_stmt : seq< ident, sp, one< '=' >, not_at< one< '=' > >, sp, must< assign_value > > {};

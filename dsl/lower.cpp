@@ -447,8 +447,28 @@ class RuleLowering {
     out.loc = loc(c.range);
     const auto* call = ast::dyn_cast<ast::CallExpr>(c.lhs);
     std::string_view predicate = call != nullptr && call->ops.size() == 1 ? call->ops[0]->text : "";
-    if (predicate == "const" || predicate == "output") {
-      out.kind = predicate == "const" ? Condition::Kind::kConst : Condition::Kind::kOutput;
+    static const std::map<std::string_view, Condition::Kind> kValueConditions = {
+        {"const", Condition::Kind::kConst},
+        {"param", Condition::Kind::kParameter},
+        {"buffer", Condition::Kind::kBuffer},
+        {"output", Condition::Kind::kOutput}};
+    if (predicate == "value") {
+      if (c.op == ast::CmpOp::kNone || c.rhs == nullptr || call->args.size() != 1) {
+        unsupported(c.range, "this condition");
+        return;
+      }
+      std::optional<ValueRef> ref = value_ref(call->args[0]->value);
+      std::optional<Term> rhs = ref ? term(c.rhs, false) : std::nullopt;
+      if (!rhs) return;
+      out.kind = Condition::Kind::kValue;
+      out.values.push_back(*ref);
+      out.op = lower_cmp(c.op);
+      out.rhs = std::move(*rhs);
+      rule_.conditions.push_back(std::move(out));
+      return;
+    }
+    if (auto kind = kValueConditions.find(predicate); kind != kValueConditions.end()) {
+      out.kind = kind->second;
       if (c.op != ast::CmpOp::kNone) {
         unsupported(c.op_range, "comparing '" + std::string(predicate) + "(...)'");
         return;

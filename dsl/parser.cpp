@@ -100,6 +100,8 @@ struct action<g::optional_mark> : build<&TreeBuilder::token> {};
 template <>
 struct action<g::positive_kw> : build<&TreeBuilder::token> {};
 template <>
+struct action<g::buffer_kw> : build<&TreeBuilder::token> {};
+template <>
 struct action<g::once_kw> : build<&TreeBuilder::token> {};
 template <>
 struct action<g::fixpoint_kw> : build<&TreeBuilder::token> {};

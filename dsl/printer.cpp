@@ -202,6 +202,7 @@ class Printer {
     const auto& p = static_cast<const ParamDefStmt&>(s);
     std::string text = std::string(p.target->text) + " = param " + type_text(*p.type);
     if (p.positive) text += " positive";
+    if (p.buffer) text += " buffer";
     if (p.init != nullptr) text += " = " + expr_text(*p.init);
     line(text);
   }

@@ -1,6 +1,6 @@
-// Sema of `where` conditions: the predicates const, uses, output, rank, dtype, shape, dim and name
-// over pattern values, and comparisons of `$` variables. Dims in shapes are numbers, symbols
-// (a symbol used twice means equal dims), '_' or one '...'.
+// Sema of `where` conditions: the predicates const, param, buffer, value, uses, output, rank,
+// dtype, shape, dim and name over pattern values, and comparisons of `$` variables. Dims in
+// shapes are numbers, symbols (a symbol used twice means equal dims), '_' or one '...'.
 #include <array>
 
 #include "dsl/sema_internal.h"
@@ -11,7 +11,19 @@ namespace {
 
 using namespace ast;
 
-enum class Pred { kConst, kUses, kOutput, kRank, kDtype, kShape, kDim, kName };
+enum class Pred {
+  kConst,
+  kUses,
+  kOutput,
+  kRank,
+  kDtype,
+  kShape,
+  kDim,
+  kName,
+  kParam,
+  kBuffer,
+  kValue
+};
 
 struct PredInfo {
   const char* name;
@@ -22,7 +34,7 @@ struct PredInfo {
   const char* example;
 };
 
-constexpr std::array<PredInfo, 8> kPredicates = {{
+constexpr std::array<PredInfo, 11> kPredicates = {{
     {"const", Pred::kConst, 1, SIZE_MAX, false, "const(w)"},
     {"uses", Pred::kUses, 1, 1, true, "uses(y) == 1"},
     {"output", Pred::kOutput, 1, 1, false, "not output(y)"},
@@ -31,6 +43,9 @@ constexpr std::array<PredInfo, 8> kPredicates = {{
     {"shape", Pred::kShape, 1, 1, true, "shape(x) == [N, C, _, _]"},
     {"dim", Pred::kDim, 2, 2, true, "dim(x, 1) == C"},
     {"name", Pred::kName, 1, 1, true, "name(w) == \"fc.weight\""},
+    {"param", Pred::kParam, 1, SIZE_MAX, false, "param(w)"},
+    {"buffer", Pred::kBuffer, 1, SIZE_MAX, false, "buffer(w)"},
+    {"value", Pred::kValue, 1, 1, true, "value(w) == 0"},
 }};
 
 const PredInfo* find_predicate(std::string_view name) {
@@ -96,7 +111,16 @@ class ConditionChecker {
     }
     switch (info->pred) {
       case Pred::kConst:
-        mark_const(call);
+        mark_const(call, "constant", true);
+        break;
+      case Pred::kParam:
+      case Pred::kBuffer:
+        // Both hold for constants only, so without `not` the values may be folded.
+        mark_const(call, info->pred == Pred::kParam ? "parameter" : "buffer", !c->negated);
+        break;
+      case Pred::kValue:
+        check_value_rhs(c, text);
+        mark_const(call, "constant", !c->negated);
         break;
       case Pred::kOutput:
         break;
@@ -213,16 +237,46 @@ class ConditionChecker {
     return b;
   }
 
-  void mark_const(CallExpr* call) {
+  /// Checks that each argument is a pattern parameter (a computed value is never a `what`);
+  /// `is_const`: the condition makes them constants, which replacements may fold.
+  void mark_const(CallExpr* call, const char* what, bool is_const) {
     for (const Arg* a : call->args) {
       const auto* n = static_cast<const NameExpr*>(a->value);
       Binding* b = env_.scope->find(n->name);
       if (!b->is_param) {
         sema_.error(n->range, "'" + std::string(n->name) +
-                                  "' is computed by the pattern, so it is never a constant");
+                                  "' is computed by the pattern, so it is never a " + what);
         continue;
       }
-      b->is_const = true;
+      if (is_const) b->is_const = true;
+    }
+  }
+
+  /// `value(w) == 0`, `value(w) >= 0`, `value(w) == 1.0 ~ 1e-6`, `value(m) in {0, 1}`,
+  /// `value(w) in -1..1`: every element against numbers.
+  void check_value_rhs(Condition* c, const std::string& text) {
+    std::vector<const Expr*> items;
+    if (const auto* set = dyn_cast<SetExpr>(c->rhs)) {
+      items.assign(set->items.begin(), set->items.end());
+    } else if (c->rhs->kind != NodeKind::kRange) {
+      items.push_back(c->rhs);
+    }
+    for (const Expr* item : items) {
+      const Expr* value = item;
+      if (const auto* tol = dyn_cast<ToleranceExpr>(item)) {
+        if (c->op != CmpOp::kEq && c->op != CmpOp::kNe && c->op != CmpOp::kIn) {
+          sema_.error(tol->tolerance->range,
+                      "a tolerance applies to '==', '!=' and 'in' only, not to '" +
+                          std::string(cmp_op_spelling(c->op)) + "'");
+        } else if (tol->tolerance->float_value < 0) {
+          sema_.error(tol->tolerance->range, "tolerance must be a non-negative number, got '" +
+                                                 std::string(tol->tolerance->spelling) + "'");
+        }
+        value = tol->value;
+      }
+      if (value->kind != NodeKind::kNumber && value->kind != NodeKind::kBool) {
+        sema_.error(item->range, "'" + text + "' is compared with a number such as 0 or 1.5");
+      }
     }
   }
 

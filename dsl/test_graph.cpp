@@ -187,8 +187,9 @@ class GraphBuilder {
         store(type->dtype, items[i]->float_value, &bytes[i * esize]);
       }
     }
-    out_.graph->constants().set(name,
-                                ConstantTensor::owned(type->dtype, type->shape, std::move(bytes)));
+    ConstantTensor tensor = ConstantTensor::owned(type->dtype, type->shape, std::move(bytes));
+    tensor.buffer = def.buffer;
+    out_.graph->constants().set(name, std::move(tensor));
     values_[&def] = Input::of(out_.graph->add_get_attr(name, name));
     return true;
   }

@@ -394,6 +394,7 @@ void TreeBuilder::param_def(SourceRange r) {
     n->positive = true;
     n->positive_range = positive->range;
   }
+  n->buffer = kids.token("buffer") != nullptr;
   std::vector<ast::Expr*> init = kids.exprs();
   n->init = init.empty() ? nullptr : init.front();
   push(n);

@@ -205,6 +205,13 @@ class Walker {
                          type_to_string(ta->type()), type_to_string(te->type()), e.name()));
       return;
     }
+    if (ta->buffer != te->buffer) {
+      auto kind = [](const ConstantTensor* t) { return t->buffer ? "a buffer" : "a parameter"; };
+      differ(&a, &e,
+             fmt::format("{}: constant '{}' is {}, expected {} like '{}'", where, a.name(),
+                         kind(ta), kind(te), e.name()));
+      return;
+    }
     if (options_.any_constants.count(e.target()) > 0) return;
     bool floating = te->dtype() == DType::kFloat32 || te->dtype() == DType::kFloat64;
     for (int64_t i = 0; i < te->numel(); ++i) {

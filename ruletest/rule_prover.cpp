@@ -352,11 +352,16 @@ class Prover {
 
   // ** conditions and comparison **
 
-  /// The `where` conditions on `$` variables; conditions on shapes, uses and constness
-  /// restrict where a rule applies, not what it computes, and are left out (a proof without
-  /// them holds with them). A dtype condition that excludes float32 makes the rule outside.
+  /// The `where` conditions on `$` variables and on constants' elements (`value(w) == 1`);
+  /// conditions on shapes, uses and constness restrict where a rule applies, not what it
+  /// computes, and are left out (a proof without them holds with them). A dtype condition that
+  /// excludes float32 makes the rule outside.
   void conditions(z3::solver& solver) {
     for (const Condition& c : rule_.conditions) {
+      if (c.kind == Condition::Kind::kValue) {
+        solver.add(element_condition(c));
+        continue;
+      }
       if (c.kind != Condition::Kind::kCompare) continue;
       if (c.lhs.kind == Term::Kind::kDTypeOf) {
         check_dtype_condition(c);
@@ -394,6 +399,35 @@ class Prover {
       if (!holds) throw Outside{"a condition the prover does not model: " + c.text};
       solver.add(c.negated ? !*holds : *holds);
     }
+  }
+
+  /// `value(w) op rhs` for the element of `w` the terms stand for: every element satisfies it.
+  /// Negated, it says that some element does not, which no single element's term can state.
+  Expr element_condition(const Condition& c) {
+    if (c.negated) throw Outside{"a negated condition on a constant's elements: " + c.text};
+    if (c.values[0].kind != ValueRef::Kind::kVar) throw Outside{"a condition on " + c.text};
+    Expr x = input(rule_.var_names[c.values[0].index]);
+    auto num = [&](const Term& t) {
+      if (t.tolerance > 0) throw Outside{"an element compared within a tolerance: " + c.text};
+      return number(t.kind == Term::Kind::kBool ? (t.flag ? 1.0 : 0.0) : t.number);
+    };
+    // In float32, equality as the matcher tests it: -0 equals 0, NaN equals nothing.
+    auto eq = [&](const Expr& y) { return fp_ ? z3::fp_eq(x, y) : x == y; };
+    switch (c.op) {
+      case CmpOp::kEq: return eq(num(c.rhs));
+      case CmpOp::kNe: return !eq(num(c.rhs));
+      case CmpOp::kLt: return x < num(c.rhs);
+      case CmpOp::kLe: return x <= num(c.rhs);
+      case CmpOp::kGt: return x > num(c.rhs);
+      case CmpOp::kGe: return x >= num(c.rhs);
+      case CmpOp::kIn: break;
+    }
+    if (c.rhs.kind == Term::Kind::kRange && c.rhs.items.size() == 2) {
+      return num(c.rhs.items[0]) <= x && x <= num(c.rhs.items[1]);
+    }
+    Expr any = ctx_.bool_val(false);
+    for (const Term& item : c.rhs.items) any = any || eq(num(item));
+    return any;
   }
 
   void check_dtype_condition(const Condition& c) {

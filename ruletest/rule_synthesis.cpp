@@ -149,8 +149,12 @@ SynthValue Synth::define_param(const std::string& name, const TensorType& type, 
     v.type.dtype = input_dtype_;
   }
   if (const_.count(name)) {
-    stmts_.push_back(fmt::format("{} = param {}{}{}", name, dtype_alias(v.type.dtype),
-                                 shape_text(type.shape), positive ? " positive" : ""));
+    auto fill = fill_hint_.find(name);
+    stmts_.push_back(fmt::format("{} = param {}{}{}{}{}", name, dtype_alias(v.type.dtype),
+                                 shape_text(type.shape),
+                                 positive && fill == fill_hint_.end() ? " positive" : "",
+                                 buffers_.count(name) ? " buffer" : "",
+                                 fill != fill_hint_.end() ? " = " + float_text(fill->second) : ""));
   } else {
     inputs_.push_back(fmt::format("{}: {}{}", name, dtype_alias(v.type.dtype), shape_text(type.shape)));
   }

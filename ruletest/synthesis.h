@@ -71,12 +71,17 @@ class Synth {
 
   // ** where **
 
-  /// Reads the conditions the synthesiser can help satisfy: const(...) makes parameters
-  /// constants, rank/shape/dim give shapes, conditions on `$v` filter its values, and
-  /// `not output(y)` asks for a user of the returned values. The rest is left to the matcher.
+  /// Reads the conditions the synthesiser can help satisfy: const(...), param(...),
+  /// buffer(...) and value(...) make parameters constants (buffers, filled with a value that
+  /// satisfies the comparison), rank/shape/dim give shapes, conditions on `$v` filter its
+  /// values, and `not output(y)` asks for a user of the returned values. The rest is left to
+  /// the matcher.
   void read_where();
 
   void read_condition(const ast::Condition& c);
+
+  /// A value every element of a constant may take to satisfy `value(w) op rhs`.
+  static std::optional<double> fill_satisfying(const ast::Condition& c);
 
   /// Whether `value` of `$var` satisfies condition `c` (conditions on other, unbound variables
   /// and on non-numbers hold: the matcher has the last word).
@@ -152,6 +157,8 @@ class Synth {
   std::string error_;
 
   std::set<std::string> params_, const_, absent_, used_names_;
+  std::set<std::string> buffers_;             // `buffer(w)`: a constant that is a buffer
+  std::map<std::string, double> fill_hint_;  // `value(w) == 0`: a constant filled with this
   std::map<std::string, int> rank_hint_;
   std::map<std::string, std::map<int, int64_t>> dim_hint_;
   std::map<std::string, DType> dtype_hint_;  // `dtype(m) == f16`: an input of that dtype

@@ -1,6 +1,6 @@
 // Synth's reading of a rule's `where` clause (synthesis.h): the hints it takes from conditions
-// on parameters (const, rank, shape, dim, dtype, not output) and the values of `$var`s that satisfy
-// the conditions on them.
+// on parameters (const, param, buffer, value, rank, shape, dim, dtype, not output) and the
+// values of `$var`s that satisfy the conditions on them.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,8 +11,9 @@
 
 namespace graft::ruletest::synthesis {
 
-/// Reads the conditions the synthesiser can help satisfy: const(...) makes parameters
-/// constants, rank/shape/dim give shapes, conditions on `$v` filter its values, and
+/// Reads the conditions the synthesiser can help satisfy: const(...), param(...), buffer(...)
+/// and value(...) make parameters constants (buffers, filled with a value that satisfies the
+/// comparison), rank/shape/dim give shapes, conditions on `$v` filter its values, and
 /// `not output(y)` asks for a user of the returned values. The rest is left to the matcher.
 void Synth::read_where() {
   for (const ast::Node* clause : rule_.clauses) {
@@ -41,8 +42,14 @@ void Synth::read_condition(const ast::Condition& c) {
   }
   if (c.negated) return;
   const auto* rhs_number = ast::dyn_cast<ast::NumberExpr>(c.rhs);
-  if (pred == "const") {
-    for (size_t i = 0; i < call->args.size(); ++i) const_.insert(arg_name(i));
+  if (pred == "const" || pred == "param" || pred == "buffer") {
+    for (size_t i = 0; i < call->args.size(); ++i) {
+      const_.insert(arg_name(i));
+      if (pred == "buffer") buffers_.insert(arg_name(i));
+    }
+  } else if (pred == "value") {
+    const_.insert(arg_name(0));
+    if (std::optional<double> fill = fill_satisfying(c)) fill_hint_[arg_name(0)] = *fill;
   } else if (pred == "rank") {
     if (c.op == ast::CmpOp::kEq && rhs_number != nullptr) {
       rank_hint_[arg_name(0)] = static_cast<int>(rhs_number->int_value);
@@ -91,6 +98,28 @@ void Synth::read_condition(const ast::Condition& c) {
     if (const auto* idx = ast::dyn_cast<ast::NumberExpr>(call->args[1]->value)) {
       dim_hint_[arg_name(0)][static_cast<int>(idx->int_value)] = rhs_number->int_value;
     }
+  }
+}
+
+/// A value every element of a constant may take to satisfy `value(w) op rhs` (not negated):
+/// the number itself, or one past it for `!=`, `<` and `>`; the first of a set, a range's
+/// lower end.
+std::optional<double> Synth::fill_satisfying(const ast::Condition& c) {
+  auto number = [](const ast::Expr* e) -> std::optional<double> {
+    if (const auto* tol = ast::dyn_cast<ast::ToleranceExpr>(e)) e = tol->value;
+    if (const auto* n = ast::dyn_cast<ast::NumberExpr>(e)) return n->float_value;
+    if (const auto* b = ast::dyn_cast<ast::BoolExpr>(e)) return b->value ? 1.0 : 0.0;
+    return std::nullopt;
+  };
+  if (const auto* set = ast::dyn_cast<ast::SetExpr>(c.rhs)) return number(set->items[0]);
+  if (const auto* range = ast::dyn_cast<ast::RangeExpr>(c.rhs)) return range->lo->float_value;
+  std::optional<double> v = number(c.rhs);
+  if (!v || !std::isfinite(*v)) return v;
+  switch (c.op) {
+    case ast::CmpOp::kNe:
+    case ast::CmpOp::kGt: return *v + 1;
+    case ast::CmpOp::kLt: return *v - 1;
+    default: return v;
   }
 }
 

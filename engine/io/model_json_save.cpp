@@ -19,6 +19,19 @@ namespace {
 
 using ordered_json = nlohmann::ordered_json;
 
+/// The constants live get_attr nodes read that are buffers, sorted: model.json's "buffers".
+std::vector<std::string> buffer_names(const Graph& graph) {
+  std::vector<std::string> names;
+  for (const Node* node : graph.nodes()) {
+    if (!node->is(NodeKind::kGetAttr)) continue;
+    const ConstantTensor* t = graph.constant(*node);
+    if (t != nullptr && t->buffer) names.push_back(node->target());
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
 /// Writes model.json text into a buffer handed to a sink a megabyte at a time. The bytes are
 /// those of nlohmann's dump() of each node as an ordered_json, written directly, and the types
 /// and provenances many nodes share are formatted once.
@@ -54,6 +67,9 @@ bool ModelJsonWriter::write(const Model& model, const std::string& weights_file)
   head["version"] = 1;
   if (!weights_file.empty()) head["weights"] = weights_file;
   if (!model.metadata.empty()) head["metadata"] = ordered_json::parse(model.metadata.dump());
+  if (std::vector<std::string> buffers = buffer_names(*model.graph); !buffers.empty()) {
+    head["buffers"] = buffers;
+  }
   // The header with indentation, then the nodes one per line: readable and diffable.
   buffer_ = head.dump(2);
   buffer_.erase(buffer_.size() - 2);  // "\n}"

@@ -17,8 +17,8 @@ namespace {
 constexpr const char* kFormatName = "graft.model";
 constexpr int kFormatVersion = 1;
 
-const std::vector<std::string> kTopLevelKeys = {"format",   "version", "weights",
-                                                "metadata", "tensors", "nodes"};
+const std::vector<std::string> kTopLevelKeys = {"format",  "version", "weights", "metadata",
+                                                "tensors", "buffers", "nodes"};
 
 template <typename T>
 void store(T value, std::byte* out) {
@@ -180,7 +180,46 @@ bool ModelLoader::load_head(const TopLevel& top) {
   if (const TopLevel::Member* tensors = top.find("tensors")) {
     load_inline_tensors(tensors->value.root());
   }
+  if (const TopLevel::Member* buffers = top.find("buffers")) load_buffers(buffers->value.root());
   return true;
+}
+
+/// "buffers": the names of the constants that are buffers, not parameters; every other
+/// constant stays a parameter (ConstantTensor::buffer is false), as in a model without the key.
+void ModelLoader::load_buffers(JsonRef buffers) {
+  if (!buffers.is_array()) {
+    error("/buffers", "expected a list of the names of constants that are buffers, got " +
+                          std::string(buffers.type_name()));
+    return;
+  }
+  ConstantStore& constants = graph_->constants();
+  StringMap<size_t> seen;
+  size_t i = 0;
+  for (JsonRef b : buffers) {
+    std::string path = "/buffers/" + std::to_string(i);
+    size_t index = i++;
+    if (!b.is_string()) {
+      error(path, "expected the name of a constant, got " + b.dump());
+      continue;
+    }
+    std::string name(b.str());
+    if (auto it = seen.find(name); it != seen.end()) {
+      error(path, "constant '" + name + "' is listed twice (first at /buffers/" +
+                      std::to_string(it->second) + ")");
+      continue;
+    }
+    seen.emplace(name, index);
+    if (const ConstantTensor* tensor = constants.find(name)) {
+      ConstantTensor marked = *tensor;  // no get_attr node reads it yet: nodes come later
+      marked.buffer = true;
+      constants.set(name, std::move(marked));
+    } else if (!weights_failed_) {  // else the name is probably in the file that failed
+      std::vector<std::string> names;
+      for (const ConstantStore::Entry& e : constants.all()) names.push_back(e.key);
+      error(path, "'" + name + "' is not a constant of the model (neither in the weights file " +
+                      "nor in \"tensors\")" + did_you_mean(name, names));
+    }
+  }
 }
 
 void ModelLoader::load_weights(const TopLevel& top) {

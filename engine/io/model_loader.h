@@ -91,6 +91,7 @@ class ModelLoader {
   bool check_header(const TopLevel& top);
   void load_weights(const TopLevel& top);
   void load_inline_tensors(JsonRef tensors);
+  void load_buffers(JsonRef buffers);
   std::optional<ConstantTensor> parse_inline_tensor(JsonRef t, const std::string& path);
   std::optional<TensorType> parse_type(JsonRef obj, const std::string& path,
                                        bool allow_unknown = false);

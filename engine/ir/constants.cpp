@@ -37,6 +37,16 @@ ConstantTensor ConstantTensor::from_floats(Shape shape, const std::vector<float>
   return owned(DType::kFloat32, std::move(shape), std::move(bytes));
 }
 
+bool computed_from_buffers(const std::vector<const ConstantTensor*>& operands) {
+  bool any = false;
+  for (const ConstantTensor* t : operands) {
+    if (t == nullptr) continue;
+    if (!t->buffer) return false;
+    any = true;
+  }
+  return any;
+}
+
 ConstantStore& ConstantStore::operator=(const ConstantStore& other) {
   if (this == &other) return *this;
   entries_.clear();

@@ -29,6 +29,10 @@ struct ConstantTensor {
   /// The bytes are a read-only file mapping's (model.safetensors): pages dropped from memory
   /// (drop_resident_pages) are read back from the file on the next access.
   bool file_backed = false;
+  /// The model registered it as a buffer (running_mean) rather than an nn.Parameter: the
+  /// `buffer(w)` and `param(w)` conditions read it; model.json lists buffers in "buffers".
+  /// A constant a rewrite computes is a buffer when every constant it is computed from is.
+  bool buffer = false;
 
   /// The tensor's type (concrete), unique_type()'s copy: `&a.type() == &b.type()` iff the
   /// types are equal, so a check that a tensor has an expected type is one comparison, and
@@ -52,6 +56,11 @@ struct ConstantTensor {
   static const TensorType* scalar_f32();
   const TensorType* type_ = scalar_f32();
 };
+
+/// Whether a constant computed from `operands` (nullptr for a scalar or None) is a buffer:
+/// only when it is computed from constants and each is a buffer (batch norm's running stats
+/// alone); one that involves a parameter, or literals only, is a parameter.
+bool computed_from_buffers(const std::vector<const ConstantTensor*>& operands);
 
 /// Where a named constant sits in a ConstantStore, remembered by its get_attr node so that
 /// reading the tensor skips the by-name lookup: on a big graph that lookup is three cache misses

@@ -58,11 +58,12 @@ class Binder {
   /// `budget`: the most bind_node calls before giving up (exhausted()).
   /// `nodes_in_class` and `parts`: where a part that shares no input with the rest may start,
   /// and how the parts combine (PartSearch).
-  Binder(const Rule& rule, const CompiledRules& compiled, uint32_t rule_index,
+  Binder(const Graph& graph, const Rule& rule, const CompiledRules& compiled, uint32_t rule_index,
          const std::function<bool(const Node*, uint32_t)>& has_class, bool with_conditions,
          uint64_t budget, const std::function<const std::vector<Node*>&(uint32_t)>& nodes_in_class,
          PartSearch& parts)
-      : rule_(rule),
+      : graph_(graph),
+        rule_(rule),
         compiled_(compiled),
         plan_(compiled.bind_plan(rule_index)),
         rule_index_(rule_index),
@@ -180,7 +181,7 @@ class Binder {
     if (std::optional<uint32_t> start = next_part(b)) return bind_part(b, *start, result);
     std::string reason;  // only when explaining: building it costs more than the check
     if (with_conditions_) steps_ += rule_.conditions.size();  // each costs about a binding step
-    if (with_conditions_ && !conditions_hold(rule_, b.nodes, b.vars, b.attr_vars,
+    if (with_conditions_ && !conditions_hold(graph_, rule_, b.nodes, b.vars, b.attr_vars,
                                              why_ != nullptr ? &reason : nullptr, &b.symbols)) {
       fail([&] { return reason; });
       return choices_->conflict(b.reasons, plan_.condition_slots);
@@ -488,6 +489,7 @@ class Binder {
     return true;
   }
 
+  const Graph& graph_;
   const Rule& rule_;
   const CompiledRules& compiled_;
   const BindPlan& plan_;
@@ -534,8 +536,8 @@ std::optional<Match> Matcher::bind(uint32_t rule_index, Node* node, bool with_co
   PartSearch fresh;
   PartSearch& search = parts != nullptr ? *parts : fresh;
   uint64_t combinations = search.combinations_left;
-  Binder binder(rule, compiled_, rule_index, has_class, with_conditions, binding_budget_, in_class,
-                search);
+  Binder binder(graph_, rule, compiled_, rule_index, has_class, with_conditions, binding_budget_,
+                in_class, search);
   std::optional<Binding> b = binder.run(node, why ? &reason : nullptr);
   gave_up_ = binder.exhausted();
   out_of_combinations_ = binder.out_of_combinations();
@@ -575,8 +577,8 @@ std::optional<Match> Matcher::AnchorMatches::match(uint32_t rule) {
   if (!it->binding) return std::nullopt;
   const Rule& r = compiled.rules().rules[rule];
   std::vector<Dim> symbols;
-  if (!conditions_hold(r, it->binding->nodes, it->binding->vars, it->binding->attr_vars, nullptr,
-                       &symbols)) {
+  if (!conditions_hold(matcher_.graph_, r, it->binding->nodes, it->binding->vars,
+                       it->binding->attr_vars, nullptr, &symbols)) {
     return std::nullopt;
   }
   Match m = *it->binding;

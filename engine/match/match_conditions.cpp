@@ -7,6 +7,8 @@
 #include <cmath>
 #include <optional>
 
+#include "engine/match/value_condition.h"
+
 namespace graft {
 namespace {
 
@@ -58,9 +60,10 @@ class Evaluator {
  public:
   /// `explain`: build the messages saying why a condition fails. Matching calls this for
   /// every candidate and almost all fail, so without it no message is built.
-  Evaluator(const Rule& rule, const std::vector<Node*>& nodes, const std::vector<Input>& vars,
-            const std::vector<AttrValue>& attr_vars, bool explain)
-      : nodes_(nodes),
+  Evaluator(const Graph& graph, const Rule& rule, const std::vector<Node*>& nodes,
+            const std::vector<Input>& vars, const std::vector<AttrValue>& attr_vars, bool explain)
+      : graph_(graph),
+        nodes_(nodes),
         vars_(vars),
         attr_vars_(attr_vars),
         symbols_(rule.symbol_count),
@@ -86,6 +89,21 @@ class Evaluator {
     return *scratch;
   }
 
+  /// The constant get_attr `node` reads, or nullptr (with why, when explaining).
+  const ConstantTensor* constant_of(const Node& node, std::string* detail) const {
+    const ConstantTensor* t = node.is(NodeKind::kGetAttr) ? graph_.constant(node) : nullptr;
+    if (t == nullptr && explain_) *detail = "'" + node.name() + "' is not a constant";
+    return t;
+  }
+
+  static Datum number_datum(double x) {
+    Datum d;
+    d.kind = Datum::Kind::kNumber;
+    d.number = x;
+    d.is_int = std::isfinite(x) && x == std::floor(x) && std::fabs(x) < 1e15;
+    return d;
+  }
+
   bool evaluate(const Condition& c, std::string* detail) {
     switch (c.kind) {
       case Condition::Kind::kConst:
@@ -98,6 +116,37 @@ class Evaluator {
           }
         }
         return true;
+      case Condition::Kind::kParameter:
+      case Condition::Kind::kBuffer:
+        for (const ValueRef& ref : c.values) {
+          Input scratch;
+          const Input& v = value_of(ref, &scratch);
+          if (!v.is_node()) continue;  // an absent optional counts, as for const
+          bool buffer = c.kind == Condition::Kind::kBuffer;
+          const ConstantTensor* t = constant_of(*v.node, detail);
+          if (t == nullptr) return false;
+          if (t->buffer != buffer) {
+            if (explain_) {
+              *detail = "'" + v.node->name() + "' (constant '" + v.node->target() + "') is " +
+                        (t->buffer ? "a buffer" : "a parameter");
+            }
+            return false;
+          }
+        }
+        return true;
+      case Condition::Kind::kValue: {
+        Input scratch;
+        const Input& v = value_of(c.values[0], &scratch);
+        if (!v.is_node()) return true;  // an absent optional counts, as for const
+        const ConstantTensor* t = constant_of(*v.node, detail);
+        if (t == nullptr) return false;
+        std::optional<ElementCounterexample> bad = first_failing_element(*t, c.op, c.rhs);
+        if (bad && explain_) {
+          *detail = "element " + std::to_string(bad->index) + " of '" + v.node->name() + "' is " +
+                    datum_text(number_datum(bad->value));
+        }
+        return !bad.has_value();
+      }
       case Condition::Kind::kOutput: {
         Input scratch;
         const Input& v = value_of(c.values[0], &scratch);
@@ -434,6 +483,7 @@ class Evaluator {
     return true;
   }
 
+  const Graph& graph_;
   const std::vector<Node*>& nodes_;
   const std::vector<Input>& vars_;
   const std::vector<AttrValue>& attr_vars_;
@@ -443,10 +493,10 @@ class Evaluator {
 
 }  // namespace
 
-bool conditions_hold(const Rule& rule, const std::vector<Node*>& nodes,
+bool conditions_hold(const Graph& graph, const Rule& rule, const std::vector<Node*>& nodes,
                      const std::vector<Input>& vars, const std::vector<AttrValue>& attr_vars,
                      std::string* reason, std::vector<Dim>* symbols) {
-  Evaluator eval(rule, nodes, vars, attr_vars, reason != nullptr);
+  Evaluator eval(graph, rule, nodes, vars, attr_vars, reason != nullptr);
   for (const Condition& c : rule.conditions) {
     if (std::optional<std::string> why = eval.check(c)) {
       if (reason != nullptr) *reason = *why;

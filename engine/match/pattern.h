@@ -123,16 +123,19 @@ enum class CmpOp : uint8_t { kEq, kNe, kLt, kLe, kGt, kGe, kIn };
 
 struct Condition {
   enum class Kind : uint8_t {
-    kConst,    // every value in `values` is a get_attr (an absent optional counts as constant)
-    kOutput,   // values[0] is a graph output
-    kCompare,  // lhs op rhs
+    kConst,      // every value in `values` is a get_attr (an absent optional counts as constant)
+    kParameter,  // every value in `values` is a constant that is an nn.Parameter (not a buffer)
+    kBuffer,     // every value in `values` is a constant that is a buffer
+    kValue,      // values[0] is a constant and each of its elements satisfies `op rhs`
+    kOutput,     // values[0] is a graph output
+    kCompare,    // lhs op rhs
   };
   Kind kind = Kind::kCompare;
   bool negated = false;
   std::vector<ValueRef> values;
   Term lhs;
   CmpOp op = CmpOp::kEq;
-  Term rhs;
+  Term rhs;          // kCompare; kValue: a number (with its tolerance), a set of them, or a range
   std::string text;  // as written, for --explain
   std::string loc;
 };

@@ -424,7 +424,8 @@ bool Driver::rebind_or_overlaps(Match& m, const std::vector<char>& claimed) {
     rebound = true;
   }
   const Rule& rule = rules_.rules[m.rule];
-  return rebound && !conditions_hold(rule, m.nodes, m.vars, m.attr_vars, nullptr, &m.symbols);
+  return rebound &&
+         !conditions_hold(graph_, rule, m.nodes, m.vars, m.attr_vars, nullptr, &m.symbols);
 }
 
 /// False, after reporting, once the rewrites have created more nodes than allowed. Checked

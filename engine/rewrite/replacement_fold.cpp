@@ -50,6 +50,7 @@ bool ReplacementBuilder::fold_value(const ReplOp& op, OpMemo& memo, const AttrLi
   if (memo.prepared != nullptr && memo.prepared_for == memo.type.generation() &&
       memo.type.same_as_last(*op.schema, op_inputs_, attrs) &&
       memo.prepared->run(operands, &value)) {
+    value.buffer = computed_from_buffers(operands);
     *type = memo.type.result();
     return true;
   }
@@ -72,6 +73,7 @@ bool ReplacementBuilder::fold_value(const ReplOp& op, OpMemo& memo, const AttrLi
     }
     value = std::move(*folded);
   }
+  value.buffer = computed_from_buffers(operands);
   *type = call->type();
   return true;
 }

@@ -24,7 +24,8 @@ SharedConstants::Stored* SharedConstants::find(const ConstantStore& store,
     Stored& s = it->second;
     const ConstantTensor* t = store.find(s.name, s.ref);
     if (t == nullptr || store.ref_of(s.name).stamp != s.ref.stamp) continue;  // erased since
-    if (&t->type() == &value.type() && t->nbytes == value.nbytes &&
+    // A buffer and a parameter of equal bytes stay apart: `buffer(w)` tells them apart.
+    if (&t->type() == &value.type() && t->nbytes == value.nbytes && t->buffer == value.buffer &&
         (value.nbytes == 0 || std::memcmp(t->data, value.data, value.nbytes) == 0)) {
       return &s;
     }

@@ -15,8 +15,9 @@ namespace graft {
 
 class SharedConstants {
  public:
-  /// A stored constant with the same type and bytes as `value`, or nullptr. Its name and
-  /// reference are current in `store` (a constant erased or replaced since is not offered).
+  /// A stored constant with the same type, bytes and kind (buffer or not) as `value`, or nullptr.
+  /// Its name and reference are current in `store` (a constant erased or replaced since is not
+  /// offered).
   struct Stored {
     std::string name;       // the constant's name in the store
     ConstantRef ref;        // as stored

@@ -186,6 +186,10 @@ EOF
     expect 0 "  conv2d#0 groups=1" -- "$rewrite" check --dump "$tmp/act.rules"
     expect 0 "  c1 = relu(c0) | relu6(c0)  anchors conv_act" -- "$rewrite" check --dump "$tmp/act.rules"
     expect 0 "--dump" -- "$rewrite" check --help
+    # Conditions on constants show as written.
+    printf 'rule zb { pattern(x, w, b) { return conv2d(x, w, b) }\n where param(w), not buffer(b), value(b) == 0 ~ 1e-6\n replacement { return conv2d(x, w) } }\n' > "$tmp/zb.rules"
+    expect 0 "  where value(b) == 0 ~ 1e-6" -- "$rewrite" check --dump "$tmp/zb.rules"
+    expect 0 "  where not buffer(b)" -- "$rewrite" check --dump "$tmp/zb.rules"
     printf 'rule r { pattern(x, y) { return relu(x) }\n where const(y)\n replacement { return x } }\n' > "$tmp/unbound.rules"
     expect 1 "unbound.rules:2:14: error: parameter 'y' does not occur in the pattern, so the engine cannot bind it" -- \
       "$rewrite" check --dump "$tmp/unbound.rules"

@@ -564,6 +564,27 @@ TEST_CASE("keywords are whole words, so identifiers may start with one", "[dsl][
   CHECK(parsed.file->decls.size() == 1);
 }
 
+TEST_CASE("param(w) is a predicate in a where clause; 'buffer' is a word only after a param's type",
+          "[dsl][grammar]") {
+  graft::testing::ParsedRules parsed = parse_text(
+      "rule r { pattern(x, buffer) { return x + buffer } where param(buffer), not buffer(buffer) "
+      "replacement { return x } }\n"
+      "test t { graph { buffer = param f32[2] buffer; return relu(buffer) } }");
+  CHECK(parsed.diagnostics == "");
+  REQUIRE(parsed.file != nullptr);
+  const auto* rule = graft::dsl::ast::dyn_cast<graft::dsl::ast::RuleDecl>(parsed.file->decls[0]);
+  REQUIRE(rule != nullptr);
+  const auto* where = graft::dsl::ast::dyn_cast<graft::dsl::ast::WhereClause>(rule->clauses[0]);
+  REQUIRE(where != nullptr);
+  const auto* call =
+      graft::dsl::ast::dyn_cast<graft::dsl::ast::CallExpr>(where->conditions[0]->lhs);
+  REQUIRE(call != nullptr);
+  CHECK(call->ops[0]->text == "param");
+  // After 'positive', not before it.
+  parsed = parse_text("test t { graph { b = param f32[2] buffer positive; return relu(b) } }");
+  CHECK(parsed.file == nullptr);
+}
+
 TEST_CASE("an op named like a keyword is called by name: where(c, x, y) is the op, not a clause",
           "[dsl][grammar]") {
   graft::testing::ParsedRules parsed = parse_text(

@@ -227,8 +227,14 @@ std::string show(const graft::Rule& r) {
     out << "where " << (c.negated ? "not " : "");
     if (c.kind == graft::Condition::Kind::kCompare) {
       out << show(r, c.lhs) << " " << show(c.op) << " " << show(r, c.rhs);
+    } else if (c.kind == graft::Condition::Kind::kValue) {
+      out << "value(" << show(c.values.at(0), r) << ") " << show(c.op) << " " << show(r, c.rhs);
     } else {
-      out << (c.kind == graft::Condition::Kind::kConst ? "const(" : "output(");
+      using Kind = graft::Condition::Kind;
+      out << (c.kind == Kind::kConst       ? "const("
+              : c.kind == Kind::kParameter ? "param("
+              : c.kind == Kind::kBuffer    ? "buffer("
+                                           : "output(");
       for (size_t i = 0; i < c.values.size(); ++i)
         out << (i == 0 ? "" : ", ") << show(c.values[i], r);
       out << ")";
@@ -659,6 +665,36 @@ TEST_CASE("where conditions: predicates, dtypes, shapes with symbols, '$' compar
   CHECK(r.conditions[2].rhs.items.at(1).dtype == graft::DType::kBFloat16);
   CHECK(r.conditions[5].rhs.items.at(0).kind == Term::Kind::kSymbol);
   CHECK(r.conditions[11].rhs.items.at(0).is_int);  // uses(y) in 1..2
+}
+
+TEST_CASE("where conditions on constants: param, buffer and value", "[dsl][lower]") {
+  graft::Rule r = lower_one(
+      "rule consts {\n"
+      "  pattern(x, w, b?, m) {\n"
+      "    return batch_norm(conv2d(x, w, b), m, m)\n"
+      "  }\n"
+      "  where param(w, b), buffer(m), not param(m)\n"
+      "  where value(w) >= -1, value(b) == 0 ~ 1e-6, value(m) in {0, 1}, not value(m) in 0..0.5\n"
+      "  replacement { return x }\n"
+      "}\n");
+  std::string expected =
+      "where param(w, b) 'param(w, b)' @5:9\n"
+      "where buffer(m) 'buffer(m)' @5:22\n"
+      "where not param(m) 'not param(m)' @5:33\n"
+      "where value(w) >= -1 'value(w) >= -1' @6:9\n"
+      "where value(b) == 0~1e-06 'value(b) == 0 ~ 1e-6' @6:25\n"
+      "where value(m) in {0, 1} 'value(m) in {0, 1}' @6:47\n"
+      "where not value(m) in 0..0.5 'not value(m) in 0..0.5' @6:67\n";
+  std::string shown = show(r);
+  CHECK(shown.substr(shown.find("where "), shown.find("results:") - shown.find("where ")) ==
+        expected);
+  CHECK(r.conditions[0].kind == graft::Condition::Kind::kParameter);
+  CHECK(r.conditions[1].kind == graft::Condition::Kind::kBuffer);
+  CHECK(r.conditions[2].negated);
+  CHECK(r.conditions[3].kind == graft::Condition::Kind::kValue);
+  CHECK(r.conditions[3].op == graft::CmpOp::kGe);
+  CHECK(r.conditions[4].rhs.tolerance == 1e-6);
+  CHECK(r.conditions[6].rhs.kind == Term::Kind::kRange);
 }
 
 TEST_CASE("where: none and bool literals; 'ordered' alternatives never swap", "[dsl][lower]") {

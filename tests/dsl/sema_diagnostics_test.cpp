@@ -475,6 +475,76 @@ test.rules:1:18: warning: pattern parameter 'x' is never used in the pattern
  1 | rule r { pattern(x, w) { c = conv2d(x, w, groups=$g, stride=$s); return relu(c) } where const(c) replacement { return conv2d(x, w, groups=$g, stride=$s) } }
    |                                                                                               ^
 )--"},
+    {"buffer of a computed value",
+     "rule r { pattern(x, w) { c = conv2d(x, w); return relu(c) } where buffer(c) replacement { return c } }",
+     false,
+     R"--(test.rules:1:74: error: 'c' is computed by the pattern, so it is never a buffer
+ 1 | rule r { pattern(x, w) { c = conv2d(x, w); return relu(c) } where buffer(c) replacement { return c } }
+   |                                                                          ^
+)--"},
+    {"param compared",
+     "rule r { pattern(x, w) { return conv2d(x, w) } where param(w) == 1 replacement { return x } }",
+     false,
+     R"--(test.rules:1:63: error: 'param(...)' is a condition and cannot be compared
+ 1 | rule r { pattern(x, w) { return conv2d(x, w) } where param(w) == 1 replacement { return x } }
+   |                                                               ^~
+)--"},
+    {"param of something that is not a name",
+     "rule r { pattern(x, w) { return conv2d(x, w) } where param(relu(x)) replacement { return x } }",
+     false,
+     R"--(test.rules:1:60: error: 'param' expects the name of a pattern value
+ 1 | rule r { pattern(x, w) { return conv2d(x, w) } where param(relu(x)) replacement { return x } }
+   |                                                            ^~~~~~~
+)--"},
+    {"unknown predicate close to buffer",
+     "rule r { pattern(x, w) { return conv2d(x, w) } where bufer(w) replacement { return x } }",
+     false,
+     R"--(test.rules:1:54: error: unknown predicate 'bufer' (did you mean 'buffer'?)
+ 1 | rule r { pattern(x, w) { return conv2d(x, w) } where bufer(w) replacement { return x } }
+   |                                                      ^~~~~
+)--"},
+    {"value not compared",
+     "rule r { pattern(x, w) { return conv2d(x, w) } where value(w) replacement { return x } }",
+     false,
+     R"--(test.rules:1:54: error: 'value(...)' must be compared, as in 'value(w) == 0'
+ 1 | rule r { pattern(x, w) { return conv2d(x, w) } where value(w) replacement { return x } }
+   |                                                      ^~~~~~~~
+)--"},
+    {"value compared with a string",
+     "rule r { pattern(x, w) { return conv2d(x, w) } where value(w) in {0, \"a\"} replacement { return x } }",
+     false,
+     R"--(test.rules:1:70: error: 'value(...)' is compared with a number such as 0 or 1.5
+ 1 | rule r { pattern(x, w) { return conv2d(x, w) } where value(w) in {0, "a"} replacement { return x } }
+   |                                                                      ^~~
+)--"},
+    {"value ordered within a tolerance",
+     "rule r { pattern(x, w) { return conv2d(x, w) } where value(w) < 1 ~ 0.1 replacement { return x } }",
+     false,
+     R"--(test.rules:1:69: error: a tolerance applies to '==', '!=' and 'in' only, not to '<'
+ 1 | rule r { pattern(x, w) { return conv2d(x, w) } where value(w) < 1 ~ 0.1 replacement { return x } }
+   |                                                                     ^~~
+)--"},
+    {"value with a negative tolerance",
+     "rule r { pattern(x, w) { return conv2d(x, w) } where value(w) == 1 ~ -0.1 replacement { return x } }",
+     false,
+     R"--(test.rules:1:70: error: tolerance must be a non-negative number, got '-0.1'
+ 1 | rule r { pattern(x, w) { return conv2d(x, w) } where value(w) == 1 ~ -0.1 replacement { return x } }
+   |                                                                      ^~~~
+)--"},
+    {"value of a computed value",
+     "rule r { pattern(x, w) { c = conv2d(x, w); return relu(c) } where value(c) == 0 replacement { return c } }",
+     false,
+     R"--(test.rules:1:73: error: 'c' is computed by the pattern, so it is never a constant
+ 1 | rule r { pattern(x, w) { c = conv2d(x, w); return relu(c) } where value(c) == 0 replacement { return c } }
+   |                                                                         ^
+)--"},
+    {"value of two values",
+     "rule r { pattern(x, w) { return conv2d(x, w) } where value(w, x) == 0 replacement { return x } }",
+     false,
+     R"--(test.rules:1:54: error: 'value' takes 1 argument, got 2
+ 1 | rule r { pattern(x, w) { return conv2d(x, w) } where value(w, x) == 0 replacement { return x } }
+   |                                                      ^~~~~~~~~~~
+)--"},
     {"predicate argument that is not a name",
      "rule r { pattern(x, w) { c = conv2d(x, w, groups=$g, stride=$s); return relu(c) } where uses(relu(x)) == 1 replacement { return conv2d(x, w, groups=$g, stride=$s) } }",
      false,

@@ -10,6 +10,7 @@ import io
 import json
 import os
 import sys
+import tempfile
 import unittest
 
 SOURCE_DIR = sys.argv.pop(1) if len(sys.argv) > 1 else os.getcwd()
@@ -21,6 +22,7 @@ import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 import torchvision  # noqa: E402
 
+import export  # noqa: E402
 from export import aten_capture, aten_converter, source_lines  # noqa: E402
 from export.builder import GraphBuilder  # noqa: E402
 from export.files import safetensors_bytes  # noqa: E402
@@ -168,6 +170,42 @@ class CaptureNamesTest(unittest.TestCase):
                 return ids
         self.assertEqual(aten_capture.input_names(M(), 2), ["ids", "mask"])
         self.assertEqual(aten_capture.input_names(nn.Identity(), 1), ["input"])
+
+
+class BuffersTest(unittest.TestCase):
+    """model.json's "buffers": the registered buffers among the tensors the graph reads."""
+
+    @staticmethod
+    def conv_bn():
+        torch.manual_seed(0)
+        return nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4)).eval()
+
+    def check(self, converted):
+        self.assertEqual(converted.model["buffers"], ["1.running_mean", "1.running_var"])
+        self.assertIn("1.weight", converted.tensors)  # a parameter: read, but no buffer
+        self.assertIn("0.weight", converted.tensors)
+
+    def test_batch_norm_running_stats_are_buffers_on_the_fx_path(self):
+        self.check(export.convert(self.conv_bn(), (torch.randn(1, 3, 8, 8),), capture="fx",
+                                  note=lambda line: None))
+
+    def test_batch_norm_running_stats_are_buffers_on_the_aten_path(self):
+        self.check(export.convert(self.conv_bn(), (torch.randn(1, 3, 8, 8),), capture="aten",
+                                  note=lambda line: None))
+
+    def test_a_model_without_buffers_has_no_key(self):
+        converted = export.convert(nn.Sequential(nn.Linear(3, 2)).eval(), (torch.randn(2, 3),),
+                                   capture="fx", note=lambda line: None)
+        self.assertNotIn("buffers", converted.model)
+
+    def test_model_json_lists_them_before_the_nodes(self):
+        with tempfile.TemporaryDirectory() as out:
+            export.export(self.conv_bn(), (torch.randn(1, 3, 8, 8),), out, capture="fx",
+                          reference=False, note=lambda line: None)
+            with open(os.path.join(out, "model.json")) as f:
+                text = f.read()
+        self.assertEqual(json.loads(text)["buffers"], ["1.running_mean", "1.running_var"])
+        self.assertLess(text.index('"buffers"'), text.index('"nodes"'))
 
 
 class BatchOneTest(unittest.TestCase):

@@ -44,15 +44,15 @@ bool same_value(const Input& a, const Input& b) {
 /// Whether `rule` (one root, one alternative per node, variables and nodes as operands, as
 /// generated below) matches with `tasks` still to bind: both orders of every node that
 /// commutes are tried, whatever failed.
-bool reference_match(const Rule& rule, const RefBinding& b,
+bool reference_match(const Graph& graph, const Rule& rule, const RefBinding& b,
                      std::vector<std::pair<uint32_t, Node*>> tasks) {
   if (tasks.empty()) {
     std::vector<AttrValue> attr_vars(rule.attr_var_names.size());
-    return conditions_hold(rule, b.nodes, b.vars, attr_vars, nullptr);
+    return conditions_hold(graph, rule, b.nodes, b.vars, attr_vars, nullptr);
   }
   auto [p, n] = tasks.back();
   tasks.pop_back();
-  if (b.nodes[p] != nullptr) return b.nodes[p] == n && reference_match(rule, b, tasks);
+  if (b.nodes[p] != nullptr) return b.nodes[p] == n && reference_match(graph, rule, b, tasks);
   if (!n->is(NodeKind::kCallFunction)) return false;
   if (std::find(b.nodes.begin(), b.nodes.end(), n) != b.nodes.end()) return false;
   const PatAlt& alt = rule.nodes[p].alts[0];
@@ -76,21 +76,21 @@ bool reference_match(const Rule& rule, const RefBinding& b,
         with.vars[v.index] = in;
       }
     }
-    if (ok && reference_match(rule, with, more)) return true;
+    if (ok && reference_match(graph, rule, with, more)) return true;
   }
   return false;
 }
 
-bool reference_match_at(const Rule& rule, Node* anchor) {
+bool reference_match_at(const Graph& graph, const Rule& rule, Node* anchor) {
   RefBinding b{std::vector<Node*>(rule.nodes.size(), nullptr),
                std::vector<Input>(rule.var_names.size()),
                std::vector<char>(rule.var_names.size(), 0)};
-  return reference_match(rule, b, {{rule.roots[0], anchor}});
+  return reference_match(graph, rule, b, {{rule.roots[0], anchor}});
 }
 
 /// "" when `m` is a binding of `rule`: each pattern node's op, its operands in an order the
 /// node allows, distinct graph nodes, and the conditions; otherwise what is wrong.
-std::string check_binding(const Rule& rule, const Match& m) {
+std::string check_binding(const Graph& graph, const Rule& rule, const Match& m) {
   for (uint32_t p = 0; p < rule.nodes.size(); ++p) {
     const Node* n = m.nodes[p];
     const PatAlt& alt = rule.nodes[p].alts[0];
@@ -112,7 +112,7 @@ std::string check_binding(const Rule& rule, const Match& m) {
     }
     if (!fits) return "the operands of '" + n->name() + "'";
   }
-  if (!conditions_hold(rule, m.nodes, m.vars, m.attr_vars, nullptr)) return "the conditions";
+  if (!conditions_hold(graph, rule, m.nodes, m.vars, m.attr_vars, nullptr)) return "the conditions";
   return "";
 }
 
@@ -258,11 +258,11 @@ TEST_CASE("the binder finds a match exactly when trying every operand order does
     for (Node* n : c.graph->nodes()) {
       if (!n->is(NodeKind::kCallFunction)) continue;
       INFO("at '" << n->name() << "'");
-      bool expected = reference_match_at(rule, n);
+      bool expected = reference_match_at(*c.graph, rule, n);
       std::optional<Match> m = matcher.match_at(0, n);
       CHECK_FALSE(matcher.gave_up());
       REQUIRE(m.has_value() == expected);
-      if (m) REQUIRE(check_binding(rule, *m) == "");
+      if (m) REQUIRE(check_binding(*c.graph, rule, *m) == "");
       Explanation why;  // the same search without tier 1's pruning
       CHECK(matcher.match_at(0, n, &why).has_value() == expected);
       matched = matched || expected;
@@ -464,7 +464,7 @@ TEST_CASE("chains and trees of 31 and 63 commutative ops bind within the step bu
         std::optional<Match> m = matcher.match_at(0, s.anchor);
         CHECK_FALSE(matcher.gave_up());
         CHECK(m.has_value() == s.matches);
-        if (m) CHECK(check_binding(rules->rules[0], *m) == "");
+        if (m) CHECK(check_binding(*s.graph, rules->rules[0], *m) == "");
         Explanation why;  // without tier 1's pruning
         CHECK(matcher.match_at(0, s.anchor, &why).has_value() == s.matches);
         CHECK_FALSE(matcher.gave_up());

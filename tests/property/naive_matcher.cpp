@@ -156,7 +156,7 @@ class Enumerator {
   }
 
   void finish(const State& s) {
-    if (!conditions_hold(rule_, s.b.nodes, s.b.vars, s.b.attr_vars, nullptr)) return;
+    if (!conditions_hold(graph_, rule_, s.b.nodes, s.b.vars, s.b.attr_vars, nullptr)) return;
     if (seen_.insert(binding_key(s.b)).second) found_.push_back(s.b);
   }
 

@@ -42,6 +42,22 @@ TEST_CASE("a random expected param matches any constant of its type", "[ruletest
         "float32[1, 3] like 'k'");
 }
 
+TEST_CASE("an expected param matches constants of its kind: a buffer only a buffer",
+          "[ruletest][match]") {
+  CHECK(match("graph(x: f32[2, 3]) { w = param f32[3] buffer\n return x * w }",
+              "graph(x: f32[2, 3]) { k = param f32[3] buffer\n return x * k }")
+            .equal);
+  ruletest::GraphMatch m = match("graph(x: f32[2, 3]) { w = param f32[3] buffer\n return x * w }",
+                                 "graph(x: f32[2, 3]) { k = param f32[3]\n return x * k }");
+  CHECK_FALSE(m.equal);
+  CHECK(m.reason ==
+        "operand 'other' of 'mul': constant 'w' is a buffer, expected a parameter like 'k'");
+  m = match("graph(x: f32[2, 3]) { w = param f32[3]\n return x * w }",
+            "graph(x: f32[2, 3]) { k = param f32[3] buffer\n return x * k }");
+  CHECK(m.reason ==
+        "operand 'other' of 'mul': constant 'w' is a parameter, expected a buffer like 'k'");
+}
+
 TEST_CASE("a literal expected param matches by value", "[ruletest][match]") {
   CHECK(match("graph(x: f32[2, 2]) { w = param f32[2] = [1, 2]\n return x * w }",
               "graph(x: f32[2, 2]) { w = param f32[2] = [1, 2]\n return x * w }")

@@ -68,3 +68,17 @@ TEST_CASE("a passing rule reports no counterexample", "[ruletest][verifier]") {
   CHECK(out.verdict == ruletest::Verdict::kPass);
   CHECK(out.detail.empty());
 }
+
+TEST_CASE("a rule on constants is checked on a graph whose constant meets its conditions",
+          "[ruletest][verifier]") {
+  // `where buffer(s), value(s) == 2`: the synthesised s is a buffer filled with twos, so the
+  // rule matches and its replacement (x) differs from x * 2.
+  ruletest::VerifyOutcome out =
+      verify("tests/rules/data/wrong_buffer_scale.rules", "drop_buffer_of_twos");
+  INFO(out.detail);
+  REQUIRE(out.verdict == ruletest::Verdict::kFail);
+  CHECK_THAT(out.detail, Catch::Contains("s = param f32[1] buffer = 2.0\n"));
+  CHECK_THAT(out.detail, Catch::EndsWith("\n  inputs: x = [[[[1]]]]\n"
+                                         "  expected: [[[[2]]]]\n"
+                                         "  got: [[[[1]]]]\n"));
+}

@@ -112,7 +112,8 @@ def export(module, example_inputs, out_dir, *, reference=False, dynamic_batch=Tr
         files.update(_reference_files(converted, example_inputs, eager))
     model = dict(converted.model)
     model["weights"] = "model.safetensors"
-    ordered = {k: model[k] for k in ("format", "version", "weights", "metadata", "nodes")}
+    ordered = {k: model[k] for k in ("format", "version", "weights", "metadata", "buffers", "nodes")
+               if k in model}
     files["model.json"] = model_json_text(ordered).encode()
     write_directory(out_dir, files)
     return converted

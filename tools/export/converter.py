@@ -333,6 +333,18 @@ def convert(module, example_inputs, symbols, metadata=None):
     return finish(module, example_inputs, converter, symbols, metadata, gm, "fx")
 
 
+def buffer_names(module):
+    """The state_dict names of the module's registered buffers (running_mean, …), under every
+    path a shared submodule has: model.json's "buffers". Constants not among them, parameters
+    and the tensors the trace folds, are parameters to graft."""
+    names = set()
+    for prefix, m in module.named_modules(remove_duplicate=False):
+        for name, b in m._buffers.items():
+            if b is not None:
+                names.add(prefix + "." + name if prefix else name)
+    return names
+
+
 def finish(module, example_inputs, builder, symbols, metadata, gm, capture):
     """The Converted model of a finished builder."""
     model = {"format": "graft.model", "version": 1}
@@ -345,6 +357,9 @@ def finish(module, example_inputs, builder, symbols, metadata, gm, capture):
                            for s, dims in symbols.dims.items()}
     meta.update(metadata or {})
     model["metadata"] = meta
+    buffers = sorted(buffer_names(module) & set(builder.tensors))
+    if buffers:
+        model["buffers"] = buffers
     model["nodes"] = builder.nodes
     return Converted(model, builder.tensors, gm, [r.name for r in builder.outputs], dynamic,
                      capture)
