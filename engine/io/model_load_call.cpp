@@ -62,16 +62,23 @@ Node* ModelLoader::load_call(JsonRef n, const std::string& path, std::string_vie
     }
     std::string err;
     const nlohmann::json j = given[p].value->to_json();
-    // A symbol ("T") where the schema declares SymInt: kept as its name (coerce_attr checks
-    // that only symbolic parameters take one).
-    std::optional<AttrValue> value =
-        spec.symbolic && j.is_string() && is_symbol_name(j.get<std::string>())
-            ? std::optional<AttrValue>(AttrValue{j.get<std::string>()})
-            : attr_from_json(j, spec.type, &err);
+    std::optional<AttrValue> value;
+    int64_t bad_item = -1;
+    if (spec.symbolic && spec.type == AttrType::kInts && j.is_array()) {
+      // A SymInt[] list ([-1, "T", 12, 64]): a bad item is reported at its own pointer.
+      value = sym_ints_from_json(j, &err, &bad_item);
+    } else if (spec.symbolic && j.is_string() && is_symbol_name(j.get<std::string>())) {
+      // A symbol ("T") where the schema declares SymInt: kept as its name (coerce_attr checks
+      // that only symbolic parameters take one).
+      value = AttrValue{j.get<std::string>()};
+    } else {
+      value = attr_from_json(j, spec.type, &err);
+    }
     if (value) value = coerce_attr(spec, *value, &err);
     if (!value) {
-      error(given_path(path, given[p]),
-            schema->name + "(): bad value for '" + spec.name + "': " + err);
+      std::string at = given_path(path, given[p]);
+      if (bad_item >= 0) at += "/" + std::to_string(bad_item);
+      error(at, schema->name + "(): bad value for '" + spec.name + "': " + err);
       ok = false;
       continue;
     }

@@ -32,7 +32,8 @@ struct AttrSpec {
   bool nullable = false;      // `int?`: None allowed
   /// `SymInt` (an int) or `SymScalar` (a Scalar), as torch's SymInt: the value may also be a
   /// symbol ("T"), held as its name in a std::string, that stands for the value the symbol is
-  /// bound to (eval/concretize.h substitutes it).
+  /// bound to (eval/concretize.h substitutes it). `SymInt[]` (kInts): the items may be
+  /// symbols, and a list with one is held as SymInts.
   bool symbolic = false;
   int fixed_length = 0;       // `int[2]`: a scalar is broadcast to this length; 0 = any length
   bool has_default = false;
@@ -69,6 +70,8 @@ struct InferInputs {
   double float_attr(const std::string& name) const;
   bool bool_attr(const std::string& name) const;
   const std::vector<int64_t>& ints_attr(const std::string& name) const;
+  /// A `SymInt[]` attribute's items, numbers and symbols alike.
+  SymInts sym_ints_attr(const std::string& name) const;
   const AttrValue& attr(const std::string& name) const;
 };
 
@@ -118,7 +121,15 @@ struct OpSchema {
 inline const std::string* attr_symbol(const AttrSpec& spec, const AttrValue& value) {
   return spec.symbolic ? std::get_if<std::string>(&value) : nullptr;
 }
-/// Whether any of `values` (one per attribute of `schema`) is a symbol.
+/// Whether `value` names a symbol where `spec` is symbolic: a SymInt's "T", a SymInt[] with one.
+inline bool holds_symbol(const AttrSpec& spec, const AttrValue& value) {
+  return spec.symbolic &&
+         (std::holds_alternative<std::string>(value) || std::holds_alternative<SymInts>(value));
+}
+/// The symbols `value` names where `spec` is symbolic, in order (repeats kept); empty for
+/// numbers.
+std::vector<std::string> attr_symbols(const AttrSpec& spec, const AttrValue& value);
+/// Whether any of `values` (one per attribute of `schema`) names a symbol.
 bool has_symbolic_attr(const OpSchema& schema, std::span<const AttrValue> values);
 /// Whether `name` can name a symbol: an identifier other than inf and nan (which name floats
 /// in model.json).

@@ -7,6 +7,7 @@
 
 #include "engine/ops/shape_fns.h"
 #include "engine/ops/slice_bounds.h"
+#include "engine/ops/target_sizes.h"
 
 namespace graft::shape_fns {
 namespace {
@@ -221,35 +222,36 @@ Result unflatten(const InferInputs& in, std::string* error) {
   if (x == nullptr) return std::nullopt;
   std::optional<int64_t> dim = indexed_dim(in, *x, "unflatten", error);
   if (!dim) return std::nullopt;
-  Shape sizes = in.ints_attr("sizes");
-  if (sizes.empty()) {
+  const TargetSizes target = read_target_sizes(in.sym_ints_attr("sizes"));
+  if (target.dims.empty()) {
     *error = "sizes must not be empty";
     return std::nullopt;
   }
-  const Dim have = x->shape[static_cast<size_t>(*dim)];
-  int inferred = -1;
-  int64_t known = 1;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    if (sizes[i] == -1 && inferred < 0) {
-      inferred = static_cast<int>(i);
-    } else if (sizes[i] < 0) {
-      *error = "invalid sizes " + ints_to_string(sizes) + " (sizes are >= 0, or -1 for one)";
-      return std::nullopt;
-    } else if (__builtin_mul_overflow(known, sizes[i], &known)) {
-      *error = "sizes " + ints_to_string(sizes) + " multiply past int64";
-      return std::nullopt;
-    }
+  if (target.second_inferred >= 0 || target.negative >= 0) {
+    *error = "invalid sizes " + target.text + " (sizes are >= 0, or -1 for one)";
+    return std::nullopt;
   }
-  if (is_concrete(have)) {
+  if (target.overflow) {
+    *error = "sizes " + target.text + " multiply past int64";
+    return std::nullopt;
+  }
+  const Dim have = x->shape[static_cast<size_t>(*dim)];
+  const int inferred = target.inferred;
+  const int64_t known = target.known;
+  Shape sizes = target.dims;
+  auto no_fit = [&]() -> Result {
+    *error = "sizes " + target.text + " do not multiply to the size " + dim_to_string(have) +
+             " of dim " + std::to_string(*dim);
+    return std::nullopt;
+  };
+  if (is_concrete(have) && target.symbols.empty()) {
     const bool fits = inferred >= 0 ? known != 0 && have % known == 0 : known == have;
-    if (!fits) {
-      *error = "sizes " + ints_to_string(sizes) + " do not multiply to the size " +
-               std::to_string(have) + " of dim " + std::to_string(*dim);
-      return std::nullopt;
-    }
+    if (!fits) return no_fit();
     if (inferred >= 0) sizes[static_cast<size_t>(inferred)] = have / known;
-  } else if (inferred >= 0) {
-    sizes[static_cast<size_t>(inferred)] = known == 1 ? have : unknown_dim();
+  } else {
+    // Symbols on either side: cancel them as a reshape does (target_sizes.h).
+    if (certainly_different_count({have}, target)) return no_fit();
+    if (inferred >= 0) sizes[static_cast<size_t>(inferred)] = inferred_symbolic_size({have}, target);
   }
   Shape out(x->shape.begin(), x->shape.begin() + *dim);
   out.insert(out.end(), sizes.begin(), sizes.end());

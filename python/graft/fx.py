@@ -11,7 +11,8 @@ to_graph_module writes each graft op as the torch function of the same name and 
 linear_post) as the convolution or linear layer, activation, residual add and activation they
 stand for, scaled_dot_product_attention as the matmuls, mask and softmax of its definition, and every constant as a parameter (floating point, except batch-norm statistics) or
 buffer of the module under its own dotted name, so state_dict() has the folded weights. A
-symbolic attribute (slice's end=T) becomes x.size(d) of an input x whose dim d is T.
+symbolic attribute (slice's end=T, a symbol in a reshape's sizes) becomes x.size(d) of an input x
+whose dim d is that symbol.
 """
 from __future__ import annotations
 
@@ -231,9 +232,8 @@ def to_graph_module(model: Model) -> Any:
 
     sizes: Dict[str, Any] = {}  # symbol -> (placeholder, dim) whose size it is
 
-    def symbol_size(node, name):
-        """x.size(d) for the symbol of attribute `name`, from an input whose shape has it."""
-        symbol = node.kwargs[name]
+    def symbol_size(node, name, symbol):
+        """x.size(d) for `symbol` in attribute `name`, from an input whose shape has it."""
         if symbol not in sizes:
             raise _graft.GraftError(
                 f"to_graph_module: node '{node.name}' ({node.target}) has {name}={symbol}, "
@@ -257,8 +257,11 @@ def to_graph_module(model: Model) -> Any:
             fx_node = graph.get_attr(node.target)
         elif node.op == "call_function":
             kwargs = dict(node.kwargs)
-            for name in node.symbols:
-                kwargs[name] = symbol_size(node, name)
+            for name in node.symbols:  # a SymInt's symbol, or a SymInt[] list's
+                value = kwargs[name]
+                kwargs[name] = ([symbol_size(node, name, v) if isinstance(v, str) else v
+                                 for v in value] if isinstance(value, list)
+                                else symbol_size(node, name, value))
             fx_node = _call(graph, torch, node, [value(a) for a in node.args], kwargs)
         else:
             outputs = [value(a) for a in node.args]
