@@ -10,6 +10,7 @@ import io
 import json
 import os
 import sys
+import tempfile
 import unittest
 
 SOURCE_DIR = sys.argv.pop(1) if len(sys.argv) > 1 else os.getcwd()
@@ -22,9 +23,9 @@ import torch.nn as nn  # noqa: E402
 import torchvision  # noqa: E402
 
 from export import aten_capture, aten_converter, source_lines  # noqa: E402
-from export.builder import GraphBuilder  # noqa: E402
+from export.builder import GraphBuilder, TensorInfo  # noqa: E402
 from export.files import safetensors_bytes  # noqa: E402
-from export.common import Dependent, ExportError, Unsupported  # noqa: E402
+from export.common import Dependent, ExportError, Ref, Unsupported  # noqa: E402
 from export.symbols import (Symbols, fold, parse_dynamic_dim, reshape_plan,  # noqa: E402
                             resolve, symbolic_shape)
 
@@ -70,12 +71,58 @@ class ReshapePlanTest(unittest.TestCase):
         self.assertEqual(reshape_plan(N_T, runs((2, 5, 8), (3, 5, 8), (2, 6, 8)),
                                       runs((10, 8), (15, 8), (12, 8))), [("flatten", 0, 1)])
 
-    def test_splitting_one_dim_into_two_symbolic_dims_is_refused(self):
-        with self.assertRaisesRegex(Unsupported, "from \\[\\?, 8\\] to \\[N, T, 8\\] has 2 "
-                                                 "sizes that depend on N/T.*--static-batch "
+    def test_splitting_one_dim_into_two_symbolic_dims_names_them(self):
+        # [N*T, 8] -> [N, T, 8] (nn.MultiheadAttention's output): symbolic sizes
+        self.assertEqual(reshape_plan(N_T, runs((10, 8), (15, 8), (12, 8)),
+                                      runs((2, 5, 8), (3, 5, 8), (2, 6, 8))),
+                         [("reshape", ["N", "T", 8])])
+        # [N, T] -> [N, 1, 1, T] (a key padding mask's view)
+        self.assertEqual(reshape_plan(N_T, runs((2, 5), (3, 5), (2, 6)),
+                                      runs((2, 1, 1, 5), (3, 1, 1, 5), (2, 1, 1, 6))),
+                         [("reshape", ["N", 1, 1, "T"])])
+
+    def test_one_size_that_is_no_symbol_becomes_minus_one_beside_symbols(self):
+        # [N*T, 8] -> [N, 2T, 4]: 2T is no symbol
+        self.assertEqual(reshape_plan(N_T, runs((10, 8), (15, 8), (12, 8)),
+                                      runs((2, 10, 4), (3, 10, 4), (2, 12, 4))),
+                         [("reshape", ["N", -1, 4])])
+
+    def test_two_sizes_that_are_no_symbol_are_refused(self):
+        # [N*T, 8] -> [2N, 2T, 2]
+        with self.assertRaisesRegex(Unsupported, "from \\[\\?, 8\\] to \\[\\?, \\?, 2\\] has 2 "
+                                                 "sizes that depend on N/T and are not a "
+                                                 "symbol each.*--static-batch "
                                                  "or export without --dynamic-dim T"):
             reshape_plan(N_T, runs((10, 8), (15, 8), (12, 8)),
-                         runs((2, 5, 8), (3, 5, 8), (2, 6, 8)))
+                         runs((4, 10, 2), (6, 10, 2), (4, 12, 2)))
+
+    def test_symbolic_sizes_need_a_registry_that_takes_them(self):
+        builder = GraphBuilder(N_T, [])
+        builder.info["x"] = (TensorInfo((10, 8), torch.float32),
+                             {"N": TensorInfo((15, 8), torch.float32),
+                              "T": TensorInfo((12, 8), torch.float32)})
+        builder.current = (TensorInfo((2, 5, 8), torch.float32),
+                           {"N": TensorInfo((3, 5, 8), torch.float32),
+                            "T": TensorInfo((2, 6, 8), torch.float32)})
+        builder.current_name = "y"
+        with tempfile.TemporaryDirectory() as scratch:
+            old_registry = os.path.join(scratch, "ops.md")
+            with open(old_registry, "w") as f:
+                f.write("# ops\n\n### reshape\n\n```\nreshape(Tensor input, int[] shape)\n"
+                        "```\n")
+            os.environ["GRAFT_OPS_MD"] = old_registry
+            try:
+                with self.assertRaisesRegex(Unsupported, "from \\[\\?, 8\\] to \\[N, T, 8\\] "
+                                                         "needs symbolic sizes, and graft's "
+                                                         "reshape takes int\\[\\]; export with "
+                                                         "--static-batch or export without "
+                                                         "--dynamic-dim T"):
+                    builder.reshape(Ref("x"))
+            finally:
+                del os.environ["GRAFT_OPS_MD"]
+        builder.reshape(Ref("x"))  # the registry of docs/ops.md takes them
+        self.assertEqual(builder.nodes[-1]["kwargs"], {"shape": ["N", "T", 8]})
+        self.assertEqual(builder.nodes[-1]["meta"]["shape"], ["N", "T", 8])
 
 
 class SymbolsTest(unittest.TestCase):

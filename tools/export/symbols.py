@@ -6,7 +6,8 @@ The exporter traces once with the example inputs and once per symbol with that s
 one larger (the first slice repeated, so token ids stay valid indices). A dim that reads S in
 the first run and S + 1 in the run for symbol S, and does not change in the others, is that
 symbol; a Python int that changes is a Dependent. A reshape whose sizes depend on the symbols
-becomes a -1, or a flatten/unflatten that keeps the symbolic dims as they are.
+becomes a -1, a flatten/unflatten that keeps the symbolic dims as they are, or a reshape to
+symbolic sizes (["N", "T", 8]).
 """
 import re
 
@@ -157,10 +158,11 @@ def fold(symbols, base, variants, what="a Python value"):
 
 def reshape_plan(symbols, in_shapes, out_shapes):
     """How a reshape from in_shapes to out_shapes (each {None: base shape, symbol: shape in
-    that symbol's run}) is written without symbolic sizes. Returns a list of steps, each
-    ("flatten", start, end), ("reshape", sizes), ("unflatten", dim, sizes), ("unsqueeze", dim)
-    or ("squeeze", dim); [] is the identity. Sizes that follow the symbols become -1 (at most
-    one per step); dims the reshape keeps as they are stay symbolic."""
+    that symbol's run}) is written. Returns a list of steps, each ("flatten", start, end),
+    ("reshape", sizes), ("unflatten", dim, sizes), ("unsqueeze", dim) or ("squeeze", dim); []
+    is the identity. One size that follows the symbols becomes -1, dims the reshape keeps as
+    they are stay symbolic; when several sizes follow the symbols, each that is one symbol
+    becomes its name ("T", a symbolic size) and at most one other the -1."""
     base_in, base_out = list(in_shapes[None]), list(out_shapes[None])
     runs = list(in_shapes)
     if any(len(in_shapes[r]) != len(base_in) or len(out_shapes[r]) != len(base_out)
@@ -192,15 +194,31 @@ def reshape_plan(symbols, in_shapes, out_shapes):
         sizes = [-1 if p + k in split_varying else d for k, d in enumerate(mid_out)]
         steps = [] if len(mid_in) == 1 else [("flatten", p, p + len(mid_in) - 1)]
         return steps + [("unflatten", p, sizes)]
+    # Several sizes follow the symbols ([N*T, C] -> [N, T, C]): each that is one symbol is
+    # written as its name (reshape's sizes are SymInt[]), and one other may be the -1.
+    followed = {k: _followed_symbol(symbols, out_shapes, k) for k in varying}
+    others = [k for k in varying if followed[k] is None]
+    if len(others) <= 1:
+        sizes = list(base_out)
+        for k in varying:
+            sizes[k] = followed[k] or -1
+        return [("reshape", sizes)]
     syms = sorted({s for s in runs if s is not None
-                   and any(out_shapes[s][k] != base_out[k] for k in varying)})
-    raise Unsupported("a reshape from %s to %s has %d sizes that depend on %s; graft's "
-                      "reshape can infer one (-1) and has no symbolic sizes yet; %s"
-                      % (_shape_text(symbols, in_shapes), _shape_text(symbols, out_shapes),
-                         len(varying), "/".join(syms), advice(syms)))
+                   and any(out_shapes[s][k] != base_out[k] for k in others)})
+    raise Unsupported("a reshape from %s to %s has %d sizes that depend on %s and are not a "
+                      "symbol each; graft's reshape can infer one (-1); %s"
+                      % (shape_text(symbols, in_shapes), shape_text(symbols, out_shapes),
+                         len(others), "/".join(syms), advice(syms)))
 
 
-def _shape_text(symbols, shapes):
+def _followed_symbol(symbols, shapes, k):
+    """The symbol dim k of `shapes` ({None: base, symbol: shape}) follows, or None."""
+    one = symbolic_shape(symbols, (shapes[None][k],), {s: (v[k],) for s, v in shapes.items()
+                                                       if s is not None})
+    return one[0] if one is not None and isinstance(one[0], str) else None
+
+
+def shape_text(symbols, shapes):
     """A shape for messages: constant dims as ints, a dim that follows one symbol as its
     name, any other changing dim as '?'."""
     dims = []
