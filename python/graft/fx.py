@@ -258,10 +258,10 @@ def to_graph_module(model: Model) -> Any:
         elif node.op == "call_function":
             kwargs = dict(node.kwargs)
             for name in node.symbols:  # a SymInt's symbol, or a SymInt[] list's
-                value = kwargs[name]
+                held = kwargs[name]
                 kwargs[name] = ([symbol_size(node, name, v) if isinstance(v, str) else v
-                                 for v in value] if isinstance(value, list)
-                                else symbol_size(node, name, value))
+                                 for v in held] if isinstance(held, list)
+                                else symbol_size(node, name, held))
             fx_node = _call(graph, torch, node, [value(a) for a in node.args], kwargs)
         else:
             outputs = [value(a) for a in node.args]
