@@ -4,6 +4,8 @@
 #include <algorithm>
 
 #include "engine/ops/shape_infer.h"
+#include "engine/ops/symbolic_int.h"
+#include "engine/support/check.h"
 
 namespace graft::eval {
 namespace {
@@ -128,7 +130,8 @@ class Concretizer {
     return true;
   }
 
-  /// `value` with its symbols replaced by their values: a SymInt's int, a SymInt[]'s int list.
+  /// `value` with its symbols replaced by their values: a SymInt's int (the value of its sum
+  /// "2*T-1"), a SymInt[]'s int list.
   /// nullopt after reporting a symbol no input binds.
   std::optional<AttrValue> bound_value(const Node& n, const AttrSpec& spec, const AttrValue& value) {
     auto bind = [&](const std::string& symbol) -> std::optional<int64_t> {
@@ -142,9 +145,19 @@ class Concretizer {
       bound_.emplace_back(symbol, it->second);
       return it->second;
     };
-    if (const auto* symbol = std::get_if<std::string>(&value)) {
-      std::optional<int64_t> bound = bind(*symbol);
-      if (!bound) return std::nullopt;
+    if (const auto* text = std::get_if<std::string>(&value)) {
+      // A symbol or a sum of multiples of symbols ("2*T-1"; coerce_attr admitted only those).
+      std::optional<SymbolicInt> expr = parse_symbolic_int(*text);
+      GRAFT_CHECK(expr) << "a SymInt attribute holds '" << *text << "'";
+      for (const auto& term : expr->terms) {
+        if (!bind(term.first)) return std::nullopt;
+      }
+      std::optional<int64_t> bound = evaluate_symbolic_int(*expr, symbols_);
+      if (!bound) {
+        fail("node '" + n.name() + "' (" + n.target() + ") has " + spec.name + "=" + *text +
+             ", which overflows int64 at " + bound_text());
+        return std::nullopt;
+      }
       return AttrValue{*bound};
     }
     std::vector<int64_t> sizes;

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "engine/ops/symbolic_int.h"
 #include "engine/support/check.h"
 #include "engine/support/edit_distance.h"
 
@@ -214,8 +215,9 @@ std::optional<AttrValue> coerce_attr(const AttrSpec& spec, AttrValue value,
   }
   const bool scalar = spec.type != AttrType::kInts;
   if (const auto* symbol = std::get_if<std::string>(&value); symbol && spec.symbolic && scalar) {
-    if (is_symbol_name(*symbol)) return value;
-    *error = "expected " + std::string(attr_type_name(spec.type)) + " or a symbol such as 'T', " +
+    if (parse_symbolic_int(*symbol)) return value;
+    *error = "expected " + std::string(attr_type_name(spec.type)) +
+             " or a symbol such as 'T' (or a sum of multiples of symbols and an int, 'T-1'), " +
              "got str " + attr_to_string(value);
     return std::nullopt;
   }
@@ -312,7 +314,11 @@ bool OpSchema::in_class(const std::string& cls) const {
 
 std::vector<std::string> attr_symbols(const AttrSpec& spec, const AttrValue& value) {
   std::vector<std::string> symbols;
-  if (const std::string* symbol = attr_symbol(spec, value)) symbols.push_back(*symbol);
+  if (const std::string* text = attr_symbol(spec, value)) {
+    if (std::optional<SymbolicInt> expr = parse_symbolic_int(*text)) {
+      for (const auto& term : expr->terms) symbols.push_back(term.first);
+    }
+  }
   if (const auto* items = spec.symbolic ? std::get_if<SymInts>(&value) : nullptr) {
     for (const SymInt& item : *items) {
       if (const auto* symbol = std::get_if<std::string>(&item)) symbols.push_back(*symbol);

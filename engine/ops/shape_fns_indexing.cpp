@@ -113,11 +113,11 @@ Result slice(const InferInputs& in, std::string* error) {
   const std::string* start_symbol = in.symbol_attr("start");
   if (start_symbol != nullptr || in.symbol_attr("end") != nullptr) {
     // x[:S] has S elements when S <= the dim (eval/concretize.h checks that once S is bound);
-    // other symbolic bounds give a size that depends on the symbol's value.
+    // other symbolic bounds (and ends such as "S-1") give a size that depends on the values.
     const std::string* end_symbol = in.symbol_attr("end");
     const bool head = start_symbol == nullptr && optional_int(in, "start").value_or(0) == 0 &&
                       step == 1 && end_symbol != nullptr;
-    d = head ? dim_symbol(*end_symbol) : unknown_dim();
+    d = head && is_symbol_name(*end_symbol) ? dim_symbol(*end_symbol) : unknown_dim();
     return TensorType{x->dtype, out};
   }
   std::optional<int64_t> start = optional_int(in, "start"), end = optional_int(in, "end");

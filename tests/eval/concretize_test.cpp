@@ -124,3 +124,32 @@ TEST_CASE("symbolic sizes that do not hold the input's elements are an error nam
   CHECK(diagnostics == "m.json: error: node 'r' (reshape) has shape=[N, T, 8], but no input "
                        "shape binds 'T'; give its value (--dim T=N)\n");
 }
+
+TEST_CASE("a sum of symbols in an attribute is evaluated at the bound values",
+          "[eval][concretize]") {
+  // x[:, :T-1] and arange(0, 2*T) of x: [N, S]
+  const char* const text =
+      R"({"format": "graft.model", "version": 1, "nodes": [)"
+      R"({"name": "x", "op": "placeholder", "meta": {"shape": ["N", "S"], "dtype": "float32"}},)"
+      R"({"name": "c", "op": "call_function", "target": "slice", "args": [{"node": "x"}],)"
+      R"( "kwargs": {"dim": 1, "end": "T-1"}},)"
+      R"({"name": "a", "op": "call_function", "target": "arange", "args": [0, "2*T"]},)"
+      R"({"name": "output", "op": "output", "args": [[{"node": "c"}, {"node": "a"}]]}]})";
+  DiagnosticEngine diags;
+  std::optional<Model> m = load_model_from_string(text, "m.json", ".", diags);
+  INFO(diags.render());
+  REQUIRE(m);
+  eval::ShapeBindings bindings;
+  bindings.symbols = {{"N", 2}, {"S", 8}, {"T", 5}};
+  std::unique_ptr<Graph> g = eval::concretize_graph(*m->graph, bindings, "m.json", diags);
+  INFO(diags.render());
+  REQUIRE(g);
+  CHECK(g->find("c")->attr("end") == AttrValue{int64_t{4}});
+  CHECK(type_to_string(*g->find("c")->type()) == "float32[2, 4]");
+  CHECK(g->find("a")->attr("end") == AttrValue{int64_t{10}});
+  CHECK(type_to_string(*g->find("a")->type()) == "int64[10]");
+  bindings.symbols = {{"N", 2}, {"S", 8}};
+  CHECK_FALSE(eval::concretize_graph(*m->graph, bindings, "m.json", diags));
+  CHECK(diags.render().find("m.json: error: node 'c' (slice) has end=T-1, but no input shape "
+                            "binds 'T'; give its value (--dim T=N)\n") != std::string::npos);
+}

@@ -73,7 +73,26 @@ TEST_CASE("a symbol where no SymInt is declared is a located error", "[engine][s
                               R"("kwargs": {"end": "2T"})"),
                    &diagnostics));
   CHECK(diagnostics == "model.json: /nodes/1/kwargs/end: error: slice(): bad value for "
-                       "'end': expected int or a symbol such as 'T', got str '2T'\n");
+                       "'end': expected int or a symbol such as 'T' (or a sum of multiples of "
+                       "symbols and an int, 'T-1'), got str '2T'\n");
+}
+
+TEST_CASE("a sum of symbols as a slice's end loads, prints bare and saves as written",
+          "[engine][symint]") {
+  std::string diagnostics;
+  std::optional<Model> m = load(
+      model_with(R"("target": "slice", "args": [{"node": "x"}], "kwargs": {"dim": 1, "end": "T-1"})"),
+      &diagnostics);
+  INFO(diagnostics);
+  REQUIRE(m);
+  const Node* c = m->graph->find("c");
+  CHECK(type_to_string(*c->type()) == "float32[N, ?, 16]");
+  CHECK(format_node_kwargs(*c) == "{dim: 1, end: T-1}");
+  const std::string saved = model_to_json_text(*m, "");
+  CHECK(saved.find(R"("end":"T-1")") != std::string::npos);
+  std::optional<Model> again = load(saved, &diagnostics);
+  REQUIRE(again);
+  CHECK(model_to_json_text(*again, "") == saved);
 }
 
 TEST_CASE("a reshape to symbolic sizes loads, prints bare and saves as written",
