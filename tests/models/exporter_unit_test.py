@@ -174,6 +174,32 @@ class SymbolsTest(unittest.TestCase):
         self.assertIsNone(fold(N_T, 10, {"N": 10, "T": 12}).symbol())  # 2 * T
         self.assertIsNone(fold(N_T, 10, {"N": 15, "T": 12}).symbol())  # N * T
 
+    def test_a_dependent_that_follows_the_symbols_linearly_is_their_sum(self):
+        # N=2, T=5; check: the value at N=4, T=7
+        self.assertEqual(fold(N_T, 4, {"N": 4, "T": 5}, check=6).affine(), "T-1")
+        self.assertEqual(fold(N_T, 10, {"N": 10, "T": 12}, check=14).affine(), "2*T")
+        self.assertEqual(fold(N_T, 0, {"N": 1, "T": 2}, check=6).affine(), "N+2*T-12")
+        self.assertEqual(fold(N_T, 3, {"N": 3, "T": 2}, check=1).affine(), "-T+8")
+        self.assertEqual(fold(N_T, 5, {"N": 5, "T": 6}, check=7).affine(), "T")
+        # N*T gives 15 and 12 one larger, but 28 (not 24) at N=4, T=7; T*T likewise
+        self.assertIsNone(fold(N_T, 10, {"N": 15, "T": 12}, check=28).affine())
+        self.assertIsNone(fold(N_T, 25, {"N": 25, "T": 36}, check=49).affine())
+        self.assertIsNone(fold(N_T, 4, {"N": 4, "T": 5}).affine())  # no run to check on
+        self.assertEqual(fold(N_T, [3, 4], {"N": [3, 4], "T": [3, 5]}, check=[3, 6])[1].affine(),
+                         "T-1")
+
+    def test_a_sum_of_symbols_is_written_where_graft_declares_a_scalar_sym_int(self):
+        builder = GraphBuilder(N_T, [])
+        t_minus_1 = fold(N_T, 4, {"N": 4, "T": 5}, check=6)
+        self.assertEqual(builder.symbolic("slice", "end", t_minus_1, "the end"), "T-1")
+        self.assertEqual(builder.symbolic("arange", "end", fold(N_T, 10, {"N": 10, "T": 12},
+                                                                  check=14), "the end"), "2*T")
+        with self.assertRaisesRegex(Unsupported, "the step depends on T"):
+            builder.symbolic("slice", "step", t_minus_1, "the step")
+        with self.assertRaisesRegex(Unsupported, "the end depends on N/T"):
+            builder.symbolic("slice", "end", fold(N_T, 10, {"N": 15, "T": 12}, check=28),
+                             "the end")
+
     def test_a_symbol_is_written_only_where_graft_declares_sym_int(self):
         builder = GraphBuilder(N_T, [])
         t = fold(N_T, 5, {"N": 5, "T": 6})
@@ -238,7 +264,7 @@ class BatchOneTest(unittest.TestCase):
         symbols = resolve([], ["x"], (x,), True)
         stderr = io.StringIO()
         with contextlib.redirect_stderr(stderr):
-            base, variants, symbols = aten_converter._capture_runs(module, (x,), symbols)
+            base, variants, symbols, _ = aten_converter._capture_runs(module, (x,), symbols)
         return base, symbols, stderr.getvalue()
 
     def test_movement_only_differences_trace_the_batch_at_two(self):

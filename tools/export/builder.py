@@ -167,15 +167,19 @@ class GraphBuilder:
         return Ref(name)
 
     def symbolic(self, op, param, value, what):
-        """An attribute value of graft op `op`: a Dependent that is a symbol S becomes "S" where
-        the registry declares `param` SymInt or SymScalar (slice's end, arange's end); any other
+        """An attribute value of graft op `op`: a Dependent that is a symbol S becomes "S", and
+        one that is a sum of multiples of symbols its text ("T-1", Dependent.affine), where the
+        registry declares `param` SymInt or SymScalar (slice's end, arange's end); any other
         Dependent is refused as `what`."""
         if not isinstance(value, Dependent):
             return value
         signature = (graft_ops() or {}).get(op)
         types = {n: t for n, t, _ in signature.params} if signature is not None else {}
-        if value.symbol() is not None and types.get(param, "").startswith("Sym"):
+        declared = types.get(param, "")
+        if value.symbol() is not None and declared.startswith("Sym"):
             return value.symbol()
+        if declared.startswith("Sym") and not declared.endswith("[]") and value.affine():
+            return value.affine()
         raise value.error(what)
 
     def shape(self, ref):

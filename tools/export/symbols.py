@@ -56,6 +56,13 @@ class Symbols:
                     shape[d] = s
         return shape
 
+    def grown_by_two(self, inputs):
+        """The inputs with every symbol's dims two larger: the run that checks the sums of
+        symbols derived from the runs one larger (Dependent.affine)."""
+        for s in self.names():
+            inputs = self.grown(self.grown(inputs, s), s)
+        return inputs
+
     def grown(self, inputs, symbol):
         """The inputs with `symbol`'s dims one larger: the first slice repeated."""
         inputs = list(inputs)
@@ -134,19 +141,26 @@ def symbolic_shape(symbols, base, variants):
     return shape
 
 
-def fold(symbols, base, variants, what="a Python value"):
+def fold(symbols, base, variants, what="a Python value", check=None):
     """One folded Python value from its value per run: the value itself when no run changes
-    it, a Dependent for an int that changes, Unsupported for anything else that changes."""
+    it, a Dependent for an int that changes, Unsupported for anything else that changes.
+    `check` is the value in the run with every symbol two larger (None: no such run), for
+    Dependent.affine to check its sum on."""
     if isinstance(base, (tuple, list)) and all(
             type(v) is type(base) and len(v) == len(base) for v in variants.values()):
-        return type(base)(fold(symbols, b, {s: v[k] for s, v in variants.items()}, what)
+        checks = (check if isinstance(check, (tuple, list)) and len(check) == len(base)
+                  else [None] * len(base))
+        return type(base)(fold(symbols, b, {s: v[k] for s, v in variants.items()}, what,
+                               checks[k])
                           for k, b in enumerate(base))
     changes = {s: v for s, v in variants.items() if not (v == base and type(v) is type(base))}
     if not changes:
         return base
     if isinstance(base, int) and not isinstance(base, bool) and all(
             isinstance(v, int) and not isinstance(v, bool) for v in changes.values()):
-        return Dependent(base, changes, symbols.sizes)
+        return Dependent(base, changes, symbols.sizes,
+                         check if isinstance(check, int) and not isinstance(check, bool)
+                         else None)
     symbols_changed = sorted(changes)
     raise Unsupported("%s that changes with %s (%r at %s, %s); %s"
                       % (what, "/".join(symbols_changed), base,
