@@ -31,9 +31,10 @@ struct AttrSpec {
   AttrType type = AttrType::kInt;
   bool nullable = false;      // `int?`: None allowed
   /// `SymInt` (an int) or `SymScalar` (a Scalar), as torch's SymInt: the value may also be a
-  /// symbol ("T"), held as its name in a std::string, that stands for the value the symbol is
-  /// bound to (eval/concretize.h substitutes it). `SymInt[]` (kInts): the items may be
-  /// symbols, and a list with one is held as SymInts.
+  /// symbol ("T") or a sum of multiples of symbols and an int ("T-1", engine/ops/symbolic_int.h),
+  /// held as its text in a std::string, that stands for its value once the symbols are bound
+  /// (eval/concretize.h substitutes it). `SymInt[]` (kInts): the items may be symbols, and a
+  /// list with one is held as SymInts.
   bool symbolic = false;
   int fixed_length = 0;       // `int[2]`: a scalar is broadcast to this length; 0 = any length
   bool has_default = false;
@@ -65,7 +66,8 @@ struct InferInputs {
     return input < operand_types.size() ? operand_types[input] : nullptr;
   }
   int64_t int_attr(const std::string& name) const;
-  /// The symbol a SymInt attribute holds, or null when it holds a number or None.
+  /// The symbol (or sum of symbols) a SymInt attribute holds, or null when it holds a number or
+  /// None.
   const std::string* symbol_attr(const std::string& name) const;
   double float_attr(const std::string& name) const;
   bool bool_attr(const std::string& name) const;
@@ -117,7 +119,8 @@ struct OpSchema {
   }
 };
 
-/// The symbol `value` holds if `spec` is symbolic (SymInt) and the value is one, else null.
+/// The text of the symbol (or sum of symbols, "T-1") `value` holds if `spec` is symbolic
+/// (SymInt, SymScalar) and the value is one, else null.
 inline const std::string* attr_symbol(const AttrSpec& spec, const AttrValue& value) {
   return spec.symbolic ? std::get_if<std::string>(&value) : nullptr;
 }
