@@ -1,7 +1,11 @@
 // Binding symbolic dims and re-running shape inference on a clone of the graph.
 #include "eval/concretize.h"
 
+#include <algorithm>
+
 #include "engine/ops/shape_infer.h"
+#include "engine/ops/symbolic_int.h"
+#include "engine/support/check.h"
 
 namespace graft::eval {
 namespace {
@@ -118,19 +122,58 @@ class Concretizer {
     if (!symbolic_type_) return fail("node '" + n.name() + "' (" + n.target() + "): " + error);
     const std::vector<AttrSpec>& specs = n.schema()->attrs;
     for (size_t i = 0; i < specs.size(); ++i) {
-      const std::string* symbol = attr_symbol(specs[i], n.attrs()[i]);
-      if (symbol == nullptr) continue;
-      auto it = symbols_.find(*symbol);
-      if (it == symbols_.end()) {
-        return fail("node '" + n.name() + "' (" + n.target() + ") has " + specs[i].name + "=" +
-                    *symbol + ", but no input shape binds '" + *symbol + "'; give its value (--dim " +
-                    *symbol + "=N)");
-      }
-      std::string name = *symbol;  // set_attr replaces the string it points into
-      graph.set_attr(&n, specs[i].name, AttrValue{it->second});
-      bound_.emplace_back(std::move(name), it->second);
+      if (!holds_symbol(specs[i], n.attrs()[i])) continue;
+      std::optional<AttrValue> value = bound_value(n, specs[i], n.attrs()[i]);
+      if (!value) return false;
+      graph.set_attr(&n, specs[i].name, std::move(*value));
     }
     return true;
+  }
+
+  /// `value` with its symbols replaced by their values: a SymInt's int (the value of its sum
+  /// "2*T-1"), a SymInt[]'s int list.
+  /// nullopt after reporting a symbol no input binds.
+  std::optional<AttrValue> bound_value(const Node& n, const AttrSpec& spec, const AttrValue& value) {
+    auto bind = [&](const std::string& symbol) -> std::optional<int64_t> {
+      auto it = symbols_.find(symbol);
+      if (it == symbols_.end()) {
+        fail("node '" + n.name() + "' (" + n.target() + ") has " + spec.name + "=" +
+             attr_to_string_bare(value) + ", but no input shape binds '" + symbol +
+             "'; give its value (--dim " + symbol + "=N)");
+        return std::nullopt;
+      }
+      bound_.emplace_back(symbol, it->second);
+      return it->second;
+    };
+    if (const auto* text = std::get_if<std::string>(&value)) {
+      // A symbol or a sum of multiples of symbols ("2*T-1"; coerce_attr admitted only those).
+      std::optional<SymbolicInt> expr = parse_symbolic_int(*text);
+      GRAFT_CHECK(expr) << "a SymInt attribute holds '" << *text << "'";
+      for (const auto& term : expr->terms) {
+        if (!bind(term.first)) return std::nullopt;
+      }
+      std::optional<int64_t> bound = evaluate_symbolic_int(*expr, symbols_);
+      if (!bound) {
+        fail("node '" + n.name() + "' (" + n.target() + ") has " + spec.name + "=" + *text +
+             ", which overflows int64 at " + bound_text());
+        return std::nullopt;
+      }
+      return AttrValue{*bound};
+    }
+    std::vector<int64_t> sizes;
+    for (const SymInt& item : std::get<SymInts>(value)) {
+      const auto* symbol = std::get_if<std::string>(&item);
+      std::optional<int64_t> bound = symbol ? bind(*symbol) : std::get<int64_t>(item);
+      if (!bound) return std::nullopt;
+      sizes.push_back(*bound);
+    }
+    return AttrValue{std::move(sizes)};
+  }
+
+  /// An attribute value as `rewrite print` writes it: a symbol bare.
+  static std::string attr_to_string_bare(const AttrValue& value) {
+    const auto* symbol = std::get_if<std::string>(&value);
+    return symbol ? *symbol : attr_to_string(value);
   }
 
   bool infer(Node& n) {
@@ -170,10 +213,14 @@ class Concretizer {
     return true;
   }
 
-  /// "T=2000" for the symbols the last node's attributes bound.
+  /// "T=2000" for the symbols the last node's attributes bound (each once).
   std::string bound_text() const {
     std::string text;
-    for (const auto& [name, value] : bound_) {
+    for (size_t i = 0; i < bound_.size(); ++i) {
+      const auto& [name, value] = bound_[i];
+      auto first = std::find_if(bound_.begin(), bound_.end(),
+                                [&](const auto& b) { return b.first == name; });
+      if (first - bound_.begin() != static_cast<std::ptrdiff_t>(i)) continue;
       text += (text.empty() ? "" : ", ") + name + "=" + std::to_string(value);
     }
     return text;

@@ -46,6 +46,8 @@ std::string attr_text(const AttrValue& v) {
       for (double d : l) items.push_back(float_text(d));
       return fmt::format("[{}]", fmt::join(items, ", "));
     }
+    // Symbols print bare, as the rules language writes dims ([N, -1]).
+    std::string operator()(const SymInts& l) const { return attr_to_string(AttrValue{l}); }
   };
   return std::visit(Printer{}, v);
 }

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/ops/op_schema.h"
+
 namespace graft {
 
 std::optional<double> nonfinite_from_string(std::string_view s) {
@@ -94,6 +96,42 @@ std::optional<AttrValue> attr_from_json(const nlohmann::json& j, std::string* er
   }
 }
 
+std::optional<AttrValue> sym_ints_from_json(const nlohmann::json& j, std::string* error,
+                                            int64_t* bad_item) {
+  *bad_item = -1;
+  if (!j.is_array()) {
+    *error = "expected a list of ints and symbols, got " + std::string(j.type_name()) + " " +
+             j.dump();
+    return std::nullopt;
+  }
+  SymInts items;
+  bool symbolic = false;
+  for (size_t i = 0; i < j.size(); ++i) {
+    const nlohmann::json& e = j[i];
+    *bad_item = static_cast<int64_t>(i);
+    if (e.is_number_unsigned() && e.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+      *error = "integer " + e.dump() + " does not fit in int64";
+      return std::nullopt;
+    }
+    if (e.is_number_integer()) {
+      items.emplace_back(e.get<int64_t>());
+    } else if (e.is_string() && is_symbol_name(e.get_ref<const std::string&>())) {
+      items.emplace_back(e.get<std::string>());
+      symbolic = true;
+    } else {
+      *error = "expected an int or a symbol such as 'T', got " +
+               (e.is_string() ? "str '" + e.get<std::string>() + "'"
+                              : std::string(e.type_name()) + " " + e.dump());
+      return std::nullopt;
+    }
+  }
+  *bad_item = -1;
+  if (symbolic) return AttrValue{std::move(items)};
+  std::vector<int64_t> ints;
+  for (const SymInt& item : items) ints.push_back(std::get<int64_t>(item));
+  return AttrValue{std::move(ints)};
+}
+
 nlohmann::json attr_to_json(const AttrValue& value) {
   struct Visitor {
     nlohmann::json operator()(std::monostate) const { return nullptr; }
@@ -105,6 +143,13 @@ nlohmann::json attr_to_json(const AttrValue& value) {
     nlohmann::json operator()(const std::vector<double>& v) const {
       nlohmann::json list = nlohmann::json::array();
       for (double d : v) list.push_back(float_to_json(d));
+      return list;
+    }
+    nlohmann::json operator()(const SymInts& v) const {
+      nlohmann::json list = nlohmann::json::array();
+      for (const SymInt& item : v) {
+        std::visit([&list](const auto& x) { list.push_back(x); }, item);
+      }
       return list;
     }
   };

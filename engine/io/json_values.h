@@ -29,6 +29,11 @@ std::optional<AttrValue> attr_from_json(const nlohmann::json& j, std::string* er
 /// "inf", "-inf" and "nan" are those floats and any other string is an error.
 std::optional<AttrValue> attr_from_json(const nlohmann::json& j, AttrType expected,
                                         std::string* error);
+/// A `SymInt[]` attribute's list: ints and symbol names ([-1, "T", 12, 64]), as SymInts when
+/// it names a symbol and as an int list when not. nullopt, with `error` set and `*bad_item`
+/// the index of the offending item (or -1 when `j` is no list), for anything else.
+std::optional<AttrValue> sym_ints_from_json(const nlohmann::json& j, std::string* error,
+                                            int64_t* bad_item);
 /// A float that is not finite becomes its string, so that attr_from_json reads it back.
 nlohmann::json attr_to_json(const AttrValue& value);
 

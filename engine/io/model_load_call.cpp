@@ -6,6 +6,7 @@
 #include "engine/io/json_values.h"
 #include "engine/io/model_loader.h"
 #include "engine/ops/op_registry.h"
+#include "engine/ops/symbolic_int.h"
 #include "engine/support/edit_distance.h"
 
 namespace graft {
@@ -62,16 +63,23 @@ Node* ModelLoader::load_call(JsonRef n, const std::string& path, std::string_vie
     }
     std::string err;
     const nlohmann::json j = given[p].value->to_json();
-    // A symbol ("T") where the schema declares SymInt: kept as its name (coerce_attr checks
-    // that only symbolic parameters take one).
-    std::optional<AttrValue> value =
-        spec.symbolic && j.is_string() && is_symbol_name(j.get<std::string>())
-            ? std::optional<AttrValue>(AttrValue{j.get<std::string>()})
-            : attr_from_json(j, spec.type, &err);
+    std::optional<AttrValue> value;
+    int64_t bad_item = -1;
+    if (spec.symbolic && spec.type == AttrType::kInts && j.is_array()) {
+      // A SymInt[] list ([-1, "T", 12, 64]): a bad item is reported at its own pointer.
+      value = sym_ints_from_json(j, &err, &bad_item);
+    } else if (spec.symbolic && j.is_string() && parse_symbolic_int(j.get<std::string>())) {
+      // A symbol ("T") or a sum of multiples of symbols ("T-1") where the schema declares
+      // SymInt: kept as written (coerce_attr checks that only symbolic parameters take one).
+      value = AttrValue{j.get<std::string>()};
+    } else {
+      value = attr_from_json(j, spec.type, &err);
+    }
     if (value) value = coerce_attr(spec, *value, &err);
     if (!value) {
-      error(given_path(path, given[p]),
-            schema->name + "(): bad value for '" + spec.name + "': " + err);
+      std::string at = given_path(path, given[p]);
+      if (bad_item >= 0) at += "/" + std::to_string(bad_item);
+      error(at, schema->name + "(): bad value for '" + spec.name + "': " + err);
       ok = false;
       continue;
     }

@@ -41,8 +41,10 @@ const char* attr_value_kind(const AttrValue& value) {
       return "str";
     case 5:
       return "int[]";
-    default:
+    case 6:
       return "float[]";
+    default:
+      return "SymInt[]";
   }
 }
 
@@ -74,6 +76,15 @@ std::string attr_to_string(const AttrValue& value) {
     std::string operator()(const std::vector<double>& v) const {
       std::string out = "[";
       for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + float_text(v[i]);
+      return out + "]";
+    }
+    std::string operator()(const SymInts& v) const {
+      std::string out = "[";
+      for (size_t i = 0; i < v.size(); ++i) {
+        if (i > 0) out += ", ";
+        const auto* symbol = std::get_if<std::string>(&v[i]);
+        out += symbol ? *symbol : std::to_string(std::get<int64_t>(v[i]));
+      }
       return out + "]";
     }
   };

@@ -12,10 +12,17 @@
 
 namespace graft {
 
+/// One item of a symbolic int list (a `SymInt[]` attribute): a number or a symbol's name ("T").
+using SymInt = std::variant<int64_t, std::string>;
+/// A `SymInt[]` value that names at least one symbol (reshape's [-1, T, 12, 64]). A list of
+/// numbers only is always held as std::vector<int64_t> (coerce_attr makes it so), so every op
+/// reads concrete sizes as before and only symbolic lists need the symbols' values.
+using SymInts = std::vector<SymInt>;
+
 /// None, bool, int, float, string, int list, float list — the value kinds torch.fx records
-/// for non-tensor arguments. std::monostate is Python's None.
+/// for non-tensor arguments — and the symbolic int list. std::monostate is Python's None.
 using AttrValue = std::variant<std::monostate, bool, int64_t, double, std::string,
-                               std::vector<int64_t>, std::vector<double>>;
+                               std::vector<int64_t>, std::vector<double>, SymInts>;
 
 /// The declared type of an attribute in an op schema.
 enum class AttrType { kBool, kInt, kFloat, kString, kInts, kFloats, kScalar };
@@ -23,7 +30,8 @@ enum class AttrType { kBool, kInt, kFloat, kString, kInts, kFloats, kScalar };
 const char* attr_type_name(AttrType type);
 /// The AttrType a value has (kScalar is never returned; None has no type).
 const char* attr_value_kind(const AttrValue& value);
-/// Python-like text: None, True, 3, 1e-05, 'none', [1, 1].
+/// Python-like text: None, True, 3, 1e-05, 'none', [1, 1]; a symbolic list's symbols print
+/// bare, as in shapes: [-1, T, 12, 64].
 std::string attr_to_string(const AttrValue& value);
 bool is_none(const AttrValue& value);
 /// Exact equality, except that an int and a float compare by value (1 == 1.0).

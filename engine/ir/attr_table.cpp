@@ -28,6 +28,12 @@ uint64_t hash_attrs(const AttrList& attrs) {
           } else if constexpr (std::is_same_v<T, std::vector<double>>) {
             h = mix(h, v.size());
             for (double x : v) h = mix(h, std::bit_cast<uint64_t>(x));
+          } else if constexpr (std::is_same_v<T, SymInts>) {
+            h = mix(h, v.size());
+            for (const SymInt& x : v) {
+              const auto* symbol = std::get_if<std::string>(&x);
+              h = mix(h, symbol ? hash_string(*symbol) : static_cast<uint64_t>(std::get<int64_t>(x)));
+            }
           }
         },
         a);

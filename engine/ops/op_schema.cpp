@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "engine/ops/symbolic_int.h"
 #include "engine/support/check.h"
 #include "engine/support/edit_distance.h"
 
@@ -86,11 +87,30 @@ std::optional<AttrType> parse_attr_type(std::string type, int* fixed_length) {
   return std::nullopt;
 }
 
-// `SymInt` and `SymScalar`: int and Scalar attributes that may hold a symbol.
+// `SymInt`, `SymInt[]` and `SymScalar`: int, int list and Scalar attributes that may hold
+// symbols.
 std::optional<AttrType> parse_attr_type(std::string type, int* fixed_length, bool* symbolic) {
-  *symbolic = type == "SymInt" || type == "SymScalar";
-  if (*symbolic) type = type.substr(3) == "Int" ? "int" : "Scalar";
-  return parse_attr_type(std::move(type), fixed_length);
+  *symbolic = type == "SymInt" || type == "SymInt[]" || type == "SymScalar";
+  if (!*symbolic) return parse_attr_type(std::move(type), fixed_length);
+  if (type == "SymScalar") return parse_attr_type("Scalar", fixed_length);
+  return parse_attr_type("int" + type.substr(6), fixed_length);
+}
+
+/// A SymInt[] value checked item by item: its symbols must be names, and a list without one
+/// becomes the plain int list (SymInts always holds a symbol).
+std::optional<AttrValue> coerce_sym_ints(SymInts items, std::string* error) {
+  std::vector<int64_t> ints;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (const auto* n = std::get_if<int64_t>(&items[i])) {
+      ints.push_back(*n);
+    } else if (!is_symbol_name(std::get<std::string>(items[i]))) {
+      *error = "item " + std::to_string(i) + " is not an int or a symbol such as 'T': got str '" +
+               std::get<std::string>(items[i]) + "'";
+      return std::nullopt;
+    }
+  }
+  if (ints.size() == items.size()) return AttrValue{std::move(ints)};
+  return AttrValue{std::move(items)};
 }
 
 }  // namespace
@@ -175,6 +195,7 @@ std::optional<AttrValue> coerce_attr(const AttrSpec& spec, AttrValue value,
                                      std::string* error) {
   auto fail = [&]() -> std::optional<AttrValue> {
     std::string expected = attr_type_name(spec.type);
+    if (spec.symbolic && spec.type == AttrType::kInts) expected = "a list of ints and symbols";
     if (spec.fixed_length > 0 && (spec.type == AttrType::kInts || spec.type == AttrType::kFloats)) {
       expected = expected.substr(0, expected.size() - 2) + "[" + std::to_string(spec.fixed_length) + "]";
     }
@@ -186,9 +207,17 @@ std::optional<AttrValue> coerce_attr(const AttrSpec& spec, AttrValue value,
     if (spec.nullable) return value;
     return fail();
   }
-  if (const auto* symbol = std::get_if<std::string>(&value); symbol && spec.symbolic) {
-    if (is_symbol_name(*symbol)) return value;
-    *error = "expected " + std::string(attr_type_name(spec.type)) + " or a symbol such as 'T', " +
+  if (auto* items = std::get_if<SymInts>(&value)) {
+    if (spec.symbolic && spec.type == AttrType::kInts && spec.fixed_length == 0) {
+      return coerce_sym_ints(std::move(*items), error);
+    }
+    return fail();
+  }
+  const bool scalar = spec.type != AttrType::kInts;
+  if (const auto* symbol = std::get_if<std::string>(&value); symbol && spec.symbolic && scalar) {
+    if (parse_symbolic_int(*symbol)) return value;
+    *error = "expected " + std::string(attr_type_name(spec.type)) +
+             " or a symbol such as 'T' (or a sum of multiples of symbols and an int, 'T-1'), " +
              "got str " + attr_to_string(value);
     return std::nullopt;
   }
@@ -283,9 +312,24 @@ bool OpSchema::in_class(const std::string& cls) const {
   return false;
 }
 
+std::vector<std::string> attr_symbols(const AttrSpec& spec, const AttrValue& value) {
+  std::vector<std::string> symbols;
+  if (const std::string* text = attr_symbol(spec, value)) {
+    if (std::optional<SymbolicInt> expr = parse_symbolic_int(*text)) {
+      for (const auto& term : expr->terms) symbols.push_back(term.first);
+    }
+  }
+  if (const auto* items = spec.symbolic ? std::get_if<SymInts>(&value) : nullptr) {
+    for (const SymInt& item : *items) {
+      if (const auto* symbol = std::get_if<std::string>(&item)) symbols.push_back(*symbol);
+    }
+  }
+  return symbols;
+}
+
 bool has_symbolic_attr(const OpSchema& schema, std::span<const AttrValue> values) {
   for (size_t i = 0; i < schema.attrs.size() && i < values.size(); ++i) {
-    if (attr_symbol(schema.attrs[i], values[i]) != nullptr) return true;
+    if (holds_symbol(schema.attrs[i], values[i])) return true;
   }
   return false;
 }
@@ -334,6 +378,13 @@ bool InferInputs::bool_attr(const std::string& name) const {
 
 const std::vector<int64_t>& InferInputs::ints_attr(const std::string& name) const {
   return std::get<std::vector<int64_t>>(lookup(*this, name));
+}
+
+SymInts InferInputs::sym_ints_attr(const std::string& name) const {
+  const AttrValue& v = lookup(*this, name);
+  if (const auto* items = std::get_if<SymInts>(&v)) return *items;
+  const auto& ints = std::get<std::vector<int64_t>>(v);
+  return SymInts(ints.begin(), ints.end());
 }
 
 }  // namespace graft

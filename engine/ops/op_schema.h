@@ -31,8 +31,10 @@ struct AttrSpec {
   AttrType type = AttrType::kInt;
   bool nullable = false;      // `int?`: None allowed
   /// `SymInt` (an int) or `SymScalar` (a Scalar), as torch's SymInt: the value may also be a
-  /// symbol ("T"), held as its name in a std::string, that stands for the value the symbol is
-  /// bound to (eval/concretize.h substitutes it).
+  /// symbol ("T") or a sum of multiples of symbols and an int ("T-1", engine/ops/symbolic_int.h),
+  /// held as its text in a std::string, that stands for its value once the symbols are bound
+  /// (eval/concretize.h substitutes it). `SymInt[]` (kInts): the items may be symbols, and a
+  /// list with one is held as SymInts.
   bool symbolic = false;
   int fixed_length = 0;       // `int[2]`: a scalar is broadcast to this length; 0 = any length
   bool has_default = false;
@@ -64,11 +66,14 @@ struct InferInputs {
     return input < operand_types.size() ? operand_types[input] : nullptr;
   }
   int64_t int_attr(const std::string& name) const;
-  /// The symbol a SymInt attribute holds, or null when it holds a number or None.
+  /// The symbol (or sum of symbols) a SymInt attribute holds, or null when it holds a number or
+  /// None.
   const std::string* symbol_attr(const std::string& name) const;
   double float_attr(const std::string& name) const;
   bool bool_attr(const std::string& name) const;
   const std::vector<int64_t>& ints_attr(const std::string& name) const;
+  /// A `SymInt[]` attribute's items, numbers and symbols alike.
+  SymInts sym_ints_attr(const std::string& name) const;
   const AttrValue& attr(const std::string& name) const;
 };
 
@@ -114,11 +119,20 @@ struct OpSchema {
   }
 };
 
-/// The symbol `value` holds if `spec` is symbolic (SymInt) and the value is one, else null.
+/// The text of the symbol (or sum of symbols, "T-1") `value` holds if `spec` is symbolic
+/// (SymInt, SymScalar) and the value is one, else null.
 inline const std::string* attr_symbol(const AttrSpec& spec, const AttrValue& value) {
   return spec.symbolic ? std::get_if<std::string>(&value) : nullptr;
 }
-/// Whether any of `values` (one per attribute of `schema`) is a symbol.
+/// Whether `value` names a symbol where `spec` is symbolic: a SymInt's "T", a SymInt[] with one.
+inline bool holds_symbol(const AttrSpec& spec, const AttrValue& value) {
+  return spec.symbolic &&
+         (std::holds_alternative<std::string>(value) || std::holds_alternative<SymInts>(value));
+}
+/// The symbols `value` names where `spec` is symbolic, in order (repeats kept); empty for
+/// numbers.
+std::vector<std::string> attr_symbols(const AttrSpec& spec, const AttrValue& value);
+/// Whether any of `values` (one per attribute of `schema`) names a symbol.
 bool has_symbolic_attr(const OpSchema& schema, std::span<const AttrValue> values);
 /// Whether `name` can name a symbol: an identifier other than inf and nan (which name floats
 /// in model.json).

@@ -201,8 +201,10 @@ std::vector<OpDef> builtin_op_defs() {
       // ** shape and data movement **
       {"flatten(Tensor input, int start_dim=0, int end_dim=-1)", {"shape"}, flatten,
        "merges dims start_dim..end_dim into one", family(kView)},
-      {"reshape(Tensor input, int[] shape)", {"shape"}, reshape,
-       "the same elements in a new shape; one size may be -1 (inferred)",
+      // The sizes may be symbols (SymInt[]): [N*T, C] -> [N, T, C] in a model exported at
+      // any N and T.
+      {"reshape(Tensor input, SymInt[] shape)", {"shape"}, reshape,
+       "the same elements in a new shape; one size may be -1 (inferred), sizes may be symbols",
        family(kView), false, {"view"}},
       {"permute(Tensor input, int[] dims)", {"shape"}, permute, "reorders the dims",
        family(kPermute)},
@@ -219,8 +221,8 @@ std::vector<OpDef> builtin_op_defs() {
        "the input in row-major layout: the identity on graft's graphs", family(kIdentity)},
       {"clone(Tensor input)", {"no_op"}, any_dtype, "a copy: the identity on graft's graphs",
        family(kIdentity)},
-      {"unflatten(Tensor input, int dim, int[] sizes)", {"shape"}, unflatten,
-       "splits dim into sizes (one may be -1)", family(kView)},
+      {"unflatten(Tensor input, int dim, SymInt[] sizes)", {"shape"}, unflatten,
+       "splits dim into sizes (one may be -1, sizes may be symbols)", family(kView)},
       // start and end may be symbols (SymInt): bias[:, :, :T, :T] in a model exported at any T.
       {"slice(Tensor input, int dim=0, SymInt? start=None, SymInt? end=None, int step=1)",
        {"shape"},

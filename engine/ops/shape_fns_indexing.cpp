@@ -7,6 +7,7 @@
 
 #include "engine/ops/shape_fns.h"
 #include "engine/ops/slice_bounds.h"
+#include "engine/ops/target_sizes.h"
 
 namespace graft::shape_fns {
 namespace {
@@ -112,11 +113,11 @@ Result slice(const InferInputs& in, std::string* error) {
   const std::string* start_symbol = in.symbol_attr("start");
   if (start_symbol != nullptr || in.symbol_attr("end") != nullptr) {
     // x[:S] has S elements when S <= the dim (eval/concretize.h checks that once S is bound);
-    // other symbolic bounds give a size that depends on the symbol's value.
+    // other symbolic bounds (and ends such as "S-1") give a size that depends on the values.
     const std::string* end_symbol = in.symbol_attr("end");
     const bool head = start_symbol == nullptr && optional_int(in, "start").value_or(0) == 0 &&
                       step == 1 && end_symbol != nullptr;
-    d = head ? dim_symbol(*end_symbol) : unknown_dim();
+    d = head && is_symbol_name(*end_symbol) ? dim_symbol(*end_symbol) : unknown_dim();
     return TensorType{x->dtype, out};
   }
   std::optional<int64_t> start = optional_int(in, "start"), end = optional_int(in, "end");
@@ -221,35 +222,36 @@ Result unflatten(const InferInputs& in, std::string* error) {
   if (x == nullptr) return std::nullopt;
   std::optional<int64_t> dim = indexed_dim(in, *x, "unflatten", error);
   if (!dim) return std::nullopt;
-  Shape sizes = in.ints_attr("sizes");
-  if (sizes.empty()) {
+  const TargetSizes target = read_target_sizes(in.sym_ints_attr("sizes"));
+  if (target.dims.empty()) {
     *error = "sizes must not be empty";
     return std::nullopt;
   }
-  const Dim have = x->shape[static_cast<size_t>(*dim)];
-  int inferred = -1;
-  int64_t known = 1;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    if (sizes[i] == -1 && inferred < 0) {
-      inferred = static_cast<int>(i);
-    } else if (sizes[i] < 0) {
-      *error = "invalid sizes " + ints_to_string(sizes) + " (sizes are >= 0, or -1 for one)";
-      return std::nullopt;
-    } else if (__builtin_mul_overflow(known, sizes[i], &known)) {
-      *error = "sizes " + ints_to_string(sizes) + " multiply past int64";
-      return std::nullopt;
-    }
+  if (target.second_inferred >= 0 || target.negative >= 0) {
+    *error = "invalid sizes " + target.text + " (sizes are >= 0, or -1 for one)";
+    return std::nullopt;
   }
-  if (is_concrete(have)) {
+  if (target.overflow) {
+    *error = "sizes " + target.text + " multiply past int64";
+    return std::nullopt;
+  }
+  const Dim have = x->shape[static_cast<size_t>(*dim)];
+  const int inferred = target.inferred;
+  const int64_t known = target.known;
+  Shape sizes = target.dims;
+  auto no_fit = [&]() -> Result {
+    *error = "sizes " + target.text + " do not multiply to the size " + dim_to_string(have) +
+             " of dim " + std::to_string(*dim);
+    return std::nullopt;
+  };
+  if (is_concrete(have) && target.symbols.empty()) {
     const bool fits = inferred >= 0 ? known != 0 && have % known == 0 : known == have;
-    if (!fits) {
-      *error = "sizes " + ints_to_string(sizes) + " do not multiply to the size " +
-               std::to_string(have) + " of dim " + std::to_string(*dim);
-      return std::nullopt;
-    }
+    if (!fits) return no_fit();
     if (inferred >= 0) sizes[static_cast<size_t>(inferred)] = have / known;
-  } else if (inferred >= 0) {
-    sizes[static_cast<size_t>(inferred)] = known == 1 ? have : unknown_dim();
+  } else {
+    // Symbols on either side: cancel them as a reshape does (target_sizes.h).
+    if (certainly_different_count({have}, target)) return no_fit();
+    if (inferred >= 0) sizes[static_cast<size_t>(inferred)] = inferred_symbolic_size({have}, target);
   }
   Shape out(x->shape.begin(), x->shape.begin() + *dim);
   out.insert(out.end(), sizes.begin(), sizes.end());

@@ -86,9 +86,9 @@ Result arange(const InferInputs& in, std::string* error) {
     std::optional<int64_t> n = arange_length(*start, *end, *step, error);
     if (!n) return std::nullopt;
     length = *n;
-  } else if (end_symbol != nullptr && !start_symbolic && start && start->value == 0 &&
-             step->value == 1) {
-    length = dim_symbol(*end_symbol);  // arange(T): T values
+  } else if (end_symbol != nullptr && is_symbol_name(*end_symbol) && !start_symbolic && start &&
+             start->value == 0 && step->value == 1) {
+    length = dim_symbol(*end_symbol);  // arange(T): T values; arange(2*T)'s length is unknown
   }
   return TensorType{dtype, {length}};
 }

@@ -1,34 +1,14 @@
 // Shape functions of the ops that only rearrange elements: flatten, reshape/view, permute,
 // transpose, unsqueeze, squeeze and cat. Symbolic dims flow through where torch's rule does
-// not need their values (a permuted "N" stays "N"); sizes computed from symbols are unknown.
+// not need their values (a permuted "N" stays "N"), a reshape's symbolic sizes are its
+// result's dims, and other sizes computed from symbols are unknown.
 #include <algorithm>
 
 #include "engine/ops/shape_fns.h"
+#include "engine/ops/target_sizes.h"
 #include "engine/ops/type_promotion.h"
 
 namespace graft::shape_fns {
-namespace {
-
-/// The -1 of a reshape of a symbolic shape, whose `known` target dims multiply to `known`:
-/// the symbol itself when it is the only one and the concrete dims cancel out ([N, 3, 4] ->
-/// [-1, 12] gives [N, 12]); otherwise its value would depend on the symbol's, so unknown.
-Dim symbolic_inferred_dim(const Shape& shape, int64_t known) {
-  Shape concrete;
-  Dim symbol = unknown_dim();
-  int symbols = 0;
-  for (Dim d : shape) {
-    if (is_concrete(d)) {
-      concrete.push_back(d);
-    } else {
-      symbol = d;
-      ++symbols;
-    }
-  }
-  return symbols == 1 && element_count(concrete) == known ? symbol : unknown_dim();
-}
-
-}  // namespace
-
 Result flatten(const InferInputs& in, std::string* error) {
   const TensorType* x = require_tensor(in, 0, error);
   if (x == nullptr) return std::nullopt;
@@ -53,44 +33,39 @@ Result flatten(const InferInputs& in, std::string* error) {
 Result reshape(const InferInputs& in, std::string* error) {
   const TensorType* x = require_tensor(in, 0, error);
   if (x == nullptr) return std::nullopt;
-  Shape out = in.ints_attr("shape");
-  int inferred = -1;      // index of the -1 entry
-  int64_t known = 1;      // product of the other entries
-  // Whether that product overflows int64 on the way, as torch's numel checks it: in order, so
-  // [2^62, 2^62, 0] overflows and [0, 2^62, 2^62] is empty.
-  bool overflow = false;
-  for (size_t i = 0; i < out.size(); ++i) {
-    if (out[i] == -1 && inferred < 0) {
-      inferred = static_cast<int>(i);
-    } else if (out[i] == -1) {
-      *error = "only one dim can be -1 in " + ints_to_string(out);
-      return std::nullopt;
-    } else if (out[i] < 0) {
-      *error = "invalid size " + std::to_string(out[i]) + " in " + ints_to_string(out) +
-               " (sizes are >= 0, or -1 for one inferred dim)";
-      return std::nullopt;
-    } else {
-      overflow |= __builtin_mul_overflow(known, out[i], &known);
-    }
+  const TargetSizes target = read_target_sizes(in.sym_ints_attr("shape"));
+  if (target.second_inferred >= 0) {
+    *error = "only one dim can be -1 in " + target.text;
+    return std::nullopt;
   }
+  if (target.negative >= 0) {
+    *error = "invalid size " + std::to_string(target.dims[static_cast<size_t>(target.negative)]) +
+             " in " + target.text + " (sizes are >= 0, or -1 for one inferred dim)";
+    return std::nullopt;
+  }
+  Shape out = target.dims;
+  const int inferred = target.inferred;
+  const int64_t known = target.known;
   std::optional<int64_t> count = element_count(x->shape);
   auto mismatch = [&]() -> Result {
     *error = "cannot reshape " + shape_to_string(x->shape) + " (" +
              (count ? std::to_string(*count) : std::string("?")) + " elements) into " +
-             ints_to_string(out) +
-             (overflow       ? " (more elements than int64 can count)"
-              : inferred < 0 ? " (" + std::to_string(known) + " elements)"
-                             : "");
+             target.text +
+             (target.overflow ? " (more elements than int64 can count)"
+              : inferred < 0 && target.symbols.empty() ? " (" + std::to_string(known) + " elements)"
+                                                       : "");
     return std::nullopt;
   };
-  if (overflow) return mismatch();
+  if (target.overflow) return mismatch();
   if (inferred >= 0 && known == 0) {
     // Any size would do for the -1 (torch calls it ambiguous) or none would (6 into [0, -1]).
     return mismatch();
   }
-  if (!count) {
-    // A symbolic input: trust the target sizes; see symbolic_inferred_dim for the -1.
-    if (inferred >= 0) out[static_cast<size_t>(inferred)] = symbolic_inferred_dim(x->shape, known);
+  if (!count || !target.symbols.empty()) {
+    // Symbolic sizes on either side: trust the target's where the symbols' values decide, and
+    // infer the -1 by cancelling symbols (target_sizes.h).
+    if (certainly_different_count(x->shape, target)) return mismatch();
+    if (inferred >= 0) out[static_cast<size_t>(inferred)] = inferred_symbolic_size(x->shape, target);
     return TensorType{x->dtype, out};
   }
   if (inferred >= 0) {

@@ -34,7 +34,8 @@ py::object attr_value(const AttrValue& v) {
         if constexpr (std::is_same_v<T, std::monostate>) {
           return py::none();
         } else if constexpr (std::is_same_v<T, std::vector<int64_t>> ||
-                             std::is_same_v<T, std::vector<double>>) {
+                             std::is_same_v<T, std::vector<double>> ||
+                             std::is_same_v<T, SymInts>) {  // a symbol as its name: [-1, "T"]
           py::list l;
           for (auto e : x) l.append(py::cast(e));
           return l;
@@ -79,10 +80,10 @@ py::dict node_value(const Node& n) {
     }
   }
   d["operand_names"] = operand_names;
-  py::list symbols;  // the attributes that hold a symbol (slice's end="T")
+  py::list symbols;  // the attributes that hold a symbol (slice's end="T", reshape's [-1, "T"])
   if (const OpSchema* schema = n.schema()) {
     for (size_t i = 0; i < schema->attrs.size(); ++i) {
-      if (attr_symbol(schema->attrs[i], n.attrs().at(i)) != nullptr) {
+      if (holds_symbol(schema->attrs[i], n.attrs().at(i))) {
         symbols.append(schema->attrs[i].name);
       }
     }

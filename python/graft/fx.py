@@ -11,12 +11,14 @@ to_graph_module writes each graft op as the torch function of the same name and 
 linear_post) as the convolution or linear layer, activation, residual add and activation they
 stand for, scaled_dot_product_attention as the matmuls, mask and softmax of its definition, and every constant as a parameter (floating point, except batch-norm statistics) or
 buffer of the module under its own dotted name, so state_dict() has the folded weights. A
-symbolic attribute (slice's end=T) becomes x.size(d) of an input x whose dim d is T.
+symbolic attribute (slice's end=T, a symbol in a reshape's sizes) becomes x.size(d) of an input x
+whose dim d is that symbol, and one such as end=T-1 that sum of sizes.
 """
 from __future__ import annotations
 
 import operator
 import os
+import re
 import tempfile
 from typing import Any, Dict, Iterable, List, Optional, Sequence
 
@@ -231,14 +233,26 @@ def to_graph_module(model: Model) -> Any:
 
     sizes: Dict[str, Any] = {}  # symbol -> (placeholder, dim) whose size it is
 
-    def symbol_size(node, name):
-        """x.size(d) for the symbol of attribute `name`, from an input whose shape has it."""
-        symbol = node.kwargs[name]
-        if symbol not in sizes:
-            raise _graft.GraftError(
-                f"to_graph_module: node '{node.name}' ({node.target}) has {name}={symbol}, "
-                f"but no input's shape has the symbol '{symbol}'")
-        return graph.call_method("size", sizes[symbol])
+    def symbol_size(node, name, text):
+        """x.size(d) for the symbol `text` in attribute `name`, from an input whose shape has
+        it; for a sum of multiples of symbols ("2*T-1"), that sum of such sizes."""
+        value, constant = None, 0
+        for sign, coefficient, atom in re.findall(r"([+-]?)(\d+\*)?([A-Za-z_]\w*|\d+)", text):
+            factor = (-1 if sign == "-" else 1) * (int(coefficient[:-1]) if coefficient else 1)
+            if atom.isdigit():
+                constant += factor * int(atom)
+                continue
+            if atom not in sizes:
+                raise _graft.GraftError(
+                    f"to_graph_module: node '{node.name}' ({node.target}) has {name}={text}, "
+                    f"but no input's shape has the symbol '{atom}'")
+            term = graph.call_method("size", sizes[atom])
+            if factor != 1:
+                term = graph.call_function(operator.mul, (term, factor))
+            value = term if value is None else graph.call_function(operator.add, (value, term))
+        if constant:
+            value = graph.call_function(operator.add, (value, constant))
+        return value
 
     for node in nodes:
         if node.op == "placeholder":
@@ -257,8 +271,11 @@ def to_graph_module(model: Model) -> Any:
             fx_node = graph.get_attr(node.target)
         elif node.op == "call_function":
             kwargs = dict(node.kwargs)
-            for name in node.symbols:
-                kwargs[name] = symbol_size(node, name)
+            for name in node.symbols:  # a SymInt's symbol, or a SymInt[] list's
+                held = kwargs[name]
+                kwargs[name] = ([symbol_size(node, name, v) if isinstance(v, str) else v
+                                 for v in held] if isinstance(held, list)
+                                else symbol_size(node, name, held))
             fx_node = _call(graph, torch, node, [value(a) for a in node.args], kwargs)
         else:
             outputs = [value(a) for a in node.args]

@@ -35,7 +35,8 @@ class Node:
     shape: Optional[Tuple[Dim, ...]] = None
     dtype: Optional[str] = None
     operand_names: Tuple[str, ...] = ()  # each arg's parameter name ("input", "weight", …)
-    # The attributes whose value is a symbol (kwargs["end"] == "T" for x[:, :T]).
+    # The attributes whose value names a symbol (kwargs["end"] == "T" for x[:, :T],
+    # kwargs["shape"] == ["N", "T", 8] for a reshape).
     symbols: Tuple[str, ...] = ()
 
 

@@ -460,6 +460,20 @@ JSON
       -- "$rewrite" run "$m" --batch 2 --dim T=9
     expect 1 "node 'head' (slice) has end=T, but no input shape binds 'T'; give its value (--dim T=N)" \
       -- "$rewrite" run "$m" --batch 2
+    # [N*T, 8] back to [N, T, 8] (SymInt[] sizes), then to [N, T, 4], which holds half the
+    # elements: the error names the node once the symbols are bound.
+    cat > "$tmp/reshape.json" <<'JSON'
+{"format": "graft.model", "version": 1, "nodes": [
+ {"name": "x", "op": "placeholder", "meta": {"shape": ["N", "T", 8], "dtype": "float32"}},
+ {"name": "rows", "op": "call_function", "target": "flatten", "args": [{"node": "x"}, 0, 1]},
+ {"name": "back", "op": "call_function", "target": "reshape", "args": [{"node": "rows"}, ["N", "T", 8]]},
+ {"name": "output", "op": "output", "args": [[{"node": "back"}]]}]}
+JSON
+    expect 0 "{shape: [N, T, 8]}  float32[N, T, 8]" -- "$rewrite" print "$tmp/reshape.json"
+    expect 0 "back: float32[2, 3, 8]" -- "$rewrite" run "$tmp/reshape.json" --batch 2 --dim T=3
+    sed -i 's/\["N", "T", 8\]\]/["N", "T", 4]]/' "$tmp/reshape.json"
+    expect 1 "error: node 'back' (reshape): cannot reshape [6, 8] (48 elements) into [2, 3, 4] (24 elements)" \
+      -- "$rewrite" run "$tmp/reshape.json" --batch 2 --dim T=3
     ;;
   large-inputs)
     # Small files that declare huge contents, and files above a reader's limit: refused

@@ -174,6 +174,20 @@ class InPlaceUpdates(nn.Module):
         return y
 
 
+class ShiftedPositions(nn.Module):
+    """Bounds that follow the length T linearly: x[:, :T-1] and arange(0, 2*T-2, 2), which the
+    ATen path writes as the SymInts "T-1" and "2*T-2"."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):  # (N, T, 8)
+        t = x.shape[1]
+        positions = torch.arange(0, 2 * t - 2, 2, dtype=torch.float32)
+        return self.fc(x)[:, :t - 1] + positions.unsqueeze(-1)
+
+
 def channel_shuffle():
     return ChannelShuffleNet()
 
@@ -216,3 +230,7 @@ def in_place_updates():
 
 def gathered_bias():
     return GatheredBias(), torch.randn(2, 3, 8)
+
+
+def shifted_positions():
+    return ShiftedPositions(), torch.randn(2, 6, 8)

@@ -24,9 +24,9 @@ import torchvision  # noqa: E402
 
 import export  # noqa: E402
 from export import aten_capture, aten_converter, source_lines  # noqa: E402
-from export.builder import GraphBuilder  # noqa: E402
+from export.builder import GraphBuilder, TensorInfo  # noqa: E402
 from export.files import safetensors_bytes  # noqa: E402
-from export.common import Dependent, ExportError, Unsupported  # noqa: E402
+from export.common import Dependent, ExportError, Ref, Unsupported  # noqa: E402
 from export.symbols import (Symbols, fold, parse_dynamic_dim, reshape_plan,  # noqa: E402
                             resolve, symbolic_shape)
 
@@ -72,12 +72,58 @@ class ReshapePlanTest(unittest.TestCase):
         self.assertEqual(reshape_plan(N_T, runs((2, 5, 8), (3, 5, 8), (2, 6, 8)),
                                       runs((10, 8), (15, 8), (12, 8))), [("flatten", 0, 1)])
 
-    def test_splitting_one_dim_into_two_symbolic_dims_is_refused(self):
-        with self.assertRaisesRegex(Unsupported, "from \\[\\?, 8\\] to \\[N, T, 8\\] has 2 "
-                                                 "sizes that depend on N/T.*--static-batch "
+    def test_splitting_one_dim_into_two_symbolic_dims_names_them(self):
+        # [N*T, 8] -> [N, T, 8] (nn.MultiheadAttention's output): symbolic sizes
+        self.assertEqual(reshape_plan(N_T, runs((10, 8), (15, 8), (12, 8)),
+                                      runs((2, 5, 8), (3, 5, 8), (2, 6, 8))),
+                         [("reshape", ["N", "T", 8])])
+        # [N, T] -> [N, 1, 1, T] (a key padding mask's view)
+        self.assertEqual(reshape_plan(N_T, runs((2, 5), (3, 5), (2, 6)),
+                                      runs((2, 1, 1, 5), (3, 1, 1, 5), (2, 1, 1, 6))),
+                         [("reshape", ["N", 1, 1, "T"])])
+
+    def test_one_size_that_is_no_symbol_becomes_minus_one_beside_symbols(self):
+        # [N*T, 8] -> [N, 2T, 4]: 2T is no symbol
+        self.assertEqual(reshape_plan(N_T, runs((10, 8), (15, 8), (12, 8)),
+                                      runs((2, 10, 4), (3, 10, 4), (2, 12, 4))),
+                         [("reshape", ["N", -1, 4])])
+
+    def test_two_sizes_that_are_no_symbol_are_refused(self):
+        # [N*T, 8] -> [2N, 2T, 2]
+        with self.assertRaisesRegex(Unsupported, "from \\[\\?, 8\\] to \\[\\?, \\?, 2\\] has 2 "
+                                                 "sizes that depend on N/T and are not a "
+                                                 "symbol each.*--static-batch "
                                                  "or export without --dynamic-dim T"):
             reshape_plan(N_T, runs((10, 8), (15, 8), (12, 8)),
-                         runs((2, 5, 8), (3, 5, 8), (2, 6, 8)))
+                         runs((4, 10, 2), (6, 10, 2), (4, 12, 2)))
+
+    def test_symbolic_sizes_need_a_registry_that_takes_them(self):
+        builder = GraphBuilder(N_T, [])
+        builder.info["x"] = (TensorInfo((10, 8), torch.float32),
+                             {"N": TensorInfo((15, 8), torch.float32),
+                              "T": TensorInfo((12, 8), torch.float32)})
+        builder.current = (TensorInfo((2, 5, 8), torch.float32),
+                           {"N": TensorInfo((3, 5, 8), torch.float32),
+                            "T": TensorInfo((2, 6, 8), torch.float32)})
+        builder.current_name = "y"
+        with tempfile.TemporaryDirectory() as scratch:
+            old_registry = os.path.join(scratch, "ops.md")
+            with open(old_registry, "w") as f:
+                f.write("# ops\n\n### reshape\n\n```\nreshape(Tensor input, int[] shape)\n"
+                        "```\n")
+            os.environ["GRAFT_OPS_MD"] = old_registry
+            try:
+                with self.assertRaisesRegex(Unsupported, "from \\[\\?, 8\\] to \\[N, T, 8\\] "
+                                                         "needs symbolic sizes, and graft's "
+                                                         "reshape takes int\\[\\]; export with "
+                                                         "--static-batch or export without "
+                                                         "--dynamic-dim T"):
+                    builder.reshape(Ref("x"))
+            finally:
+                del os.environ["GRAFT_OPS_MD"]
+        builder.reshape(Ref("x"))  # the registry of docs/ops.md takes them
+        self.assertEqual(builder.nodes[-1]["kwargs"], {"shape": ["N", "T", 8]})
+        self.assertEqual(builder.nodes[-1]["meta"]["shape"], ["N", "T", 8])
 
 
 class SymbolsTest(unittest.TestCase):
@@ -128,6 +174,32 @@ class SymbolsTest(unittest.TestCase):
         self.assertIsNone(fold(N_T, 4, {"N": 4, "T": 5}).symbol())     # T - 1
         self.assertIsNone(fold(N_T, 10, {"N": 10, "T": 12}).symbol())  # 2 * T
         self.assertIsNone(fold(N_T, 10, {"N": 15, "T": 12}).symbol())  # N * T
+
+    def test_a_dependent_that_follows_the_symbols_linearly_is_their_sum(self):
+        # N=2, T=5; check: the value at N=4, T=7
+        self.assertEqual(fold(N_T, 4, {"N": 4, "T": 5}, check=6).affine(), "T-1")
+        self.assertEqual(fold(N_T, 10, {"N": 10, "T": 12}, check=14).affine(), "2*T")
+        self.assertEqual(fold(N_T, 0, {"N": 1, "T": 2}, check=6).affine(), "N+2*T-12")
+        self.assertEqual(fold(N_T, 3, {"N": 3, "T": 2}, check=1).affine(), "-T+8")
+        self.assertEqual(fold(N_T, 5, {"N": 5, "T": 6}, check=7).affine(), "T")
+        # N*T gives 15 and 12 one larger, but 28 (not 24) at N=4, T=7; T*T likewise
+        self.assertIsNone(fold(N_T, 10, {"N": 15, "T": 12}, check=28).affine())
+        self.assertIsNone(fold(N_T, 25, {"N": 25, "T": 36}, check=49).affine())
+        self.assertIsNone(fold(N_T, 4, {"N": 4, "T": 5}).affine())  # no run to check on
+        self.assertEqual(fold(N_T, [3, 4], {"N": [3, 4], "T": [3, 5]}, check=[3, 6])[1].affine(),
+                         "T-1")
+
+    def test_a_sum_of_symbols_is_written_where_graft_declares_a_scalar_sym_int(self):
+        builder = GraphBuilder(N_T, [])
+        t_minus_1 = fold(N_T, 4, {"N": 4, "T": 5}, check=6)
+        self.assertEqual(builder.symbolic("slice", "end", t_minus_1, "the end"), "T-1")
+        self.assertEqual(builder.symbolic("arange", "end", fold(N_T, 10, {"N": 10, "T": 12},
+                                                                  check=14), "the end"), "2*T")
+        with self.assertRaisesRegex(Unsupported, "the step depends on T"):
+            builder.symbolic("slice", "step", t_minus_1, "the step")
+        with self.assertRaisesRegex(Unsupported, "the end depends on N/T"):
+            builder.symbolic("slice", "end", fold(N_T, 10, {"N": 15, "T": 12}, check=28),
+                             "the end")
 
     def test_a_symbol_is_written_only_where_graft_declares_sym_int(self):
         builder = GraphBuilder(N_T, [])
@@ -229,7 +301,7 @@ class BatchOneTest(unittest.TestCase):
         symbols = resolve([], ["x"], (x,), True)
         stderr = io.StringIO()
         with contextlib.redirect_stderr(stderr):
-            base, variants, symbols = aten_converter._capture_runs(module, (x,), symbols)
+            base, variants, symbols, _ = aten_converter._capture_runs(module, (x,), symbols)
         return base, symbols, stderr.getvalue()
 
     def test_movement_only_differences_trace_the_batch_at_two(self):

@@ -13,7 +13,8 @@ dropout (--expect-gone), so that "after the rules" tests the rewritten graph. Ba
 statistics are randomized (--randomize-norm-stats) so that a wrong conv-bn fold changes the
 numbers. With --dynamic-dim the model is exported once with that symbolic dim, and each
 --run-at runs both graphs again with the symbol at another size, against PyTorch on the same
-weights and the example inputs cut or tiled to that size (resized_reference.py).
+weights and the example inputs cut or tiled to that size (resized_reference.py); N=B there
+resizes the symbolic batch.
 """
 import argparse
 import json
@@ -65,7 +66,8 @@ def main():
     parser.add_argument("--dynamic-dim", action="append", default=[],
                         help="export_fx.py's --dynamic-dim NAME=INPUT:DIM")
     parser.add_argument("--run-at", action="append", default=[], type=resized_reference.parse_dims,
-                        help="also run at NAME=SIZE of a --dynamic-dim symbol (repeatable)")
+                        help="also run at NAME=SIZE[,NAME=SIZE] of --dynamic-dim symbols or "
+                             "the batch N (repeatable)")
     parser.add_argument("spec")
     args = parser.parse_args()
 

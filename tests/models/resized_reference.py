@@ -1,8 +1,9 @@
 """PyTorch's reference at other sizes of a model's symbolic dims: for a model exported once
-with `--dynamic-dim T=INPUT:DIM`, the example inputs cut or tiled along T's dims to another
-length, and the eager outputs of the same module (the same factory, seed and batch-norm
-statistics as export_fx.py's) on them, written as export_fx.py's reference files so that
-compare.py reads them.
+with `--dynamic-dim T=INPUT:DIM` (or its symbolic batch N), the example inputs cut or tiled
+along T's dims (N's: the leading dims of the first input's size) to another length, and the
+eager outputs of the same module (the same factory, seed and batch-norm statistics as
+export_fx.py's) on them, written as export_fx.py's reference files so that compare.py reads
+them.
 """
 import json
 import os
@@ -34,7 +35,7 @@ def _resized(x, dim, size):
 def write(source_dir, spec, model_dir, dynamic_dims, sizes, out_dir, seed=0):
     """Writes input_<name>.npy, output_<i>.npy and reference.json into out_dir for the inputs
     of model_dir's reference resized to `sizes` ({symbol: size}) along the dims of
-    `dynamic_dims` (export_fx.py's NAME=INPUT:DIM texts)."""
+    `dynamic_dims` (export_fx.py's NAME=INPUT:DIM texts) and, for N, the batch dims."""
     sys.path.insert(0, source_dir)
     from tools.export import flatten_outputs, models
     with open(os.path.join(model_dir, "reference.json")) as f:
@@ -48,6 +49,12 @@ def write(source_dir, spec, model_dir, dynamic_dims, sizes, out_dir, seed=0):
         index = int(which) if which.isdigit() else names.index(which)
         if symbol in sizes:
             inputs[index] = _resized(inputs[index], int(dim), sizes[symbol])
+    if "N" in sizes:
+        # The batch symbol: dim 0 of every input whose dim 0 is the first input's (as
+        # tools/export/symbols.py's resolve names it).
+        batch = int(inputs[0].shape[0])
+        inputs = [_resized(x, 0, sizes["N"]) if x.dim() > 0 and int(x.shape[0]) == batch else x
+                  for x in inputs]
     built = models.build(spec, seed)
     module = built.module
     models.randomize_norm_stats(module, seed)

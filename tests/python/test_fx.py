@@ -125,6 +125,48 @@ def test_a_resnet18_round_trips_through_graft():
         assert relative_error(torch.jit.script(gm)(x), want) < 1e-4
 
 
+def test_symbolic_reshape_sizes_become_sizes_of_the_input(tmp_path):
+    # relu(x) for x: [N, T, 8], through [N*T, 8] and a reshape back to [N, T, 8]
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps({"format": "graft.model", "version": 1, "nodes": [
+        {"name": "x", "op": "placeholder", "meta": {"shape": ["N", "T", 8], "dtype": "float32"}},
+        {"name": "rows", "op": "call_function", "target": "flatten", "args": [{"node": "x"}, 0, 1]},
+        {"name": "r", "op": "call_function", "target": "relu", "args": [{"node": "rows"}]},
+        {"name": "y", "op": "call_function", "target": "reshape",
+         "args": [{"node": "r"}, ["N", "T", 8]]},
+        {"name": "output", "op": "output", "args": [[{"node": "y"}]]}]}))
+    model = graft.load(path)
+    y = {n.name: n for n in model.nodes}["y"]
+    assert y.symbols == ("shape",)
+    assert y.kwargs["shape"] == ["N", "T", 8]
+    assert y.shape == ("N", "T", 8)
+    gm = graft.fx.to_graph_module(model)
+    for n, t in ((2, 3), (3, 5)):
+        x = torch.randn(n, t, 8)
+        assert torch.equal(gm(x), torch.relu(x))
+
+
+def test_sums_of_symbols_become_sums_of_sizes_of_the_input(tmp_path):
+    # x[:, :T-1] + arange(0, 2*T-2, 2): T-1 values each
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps({"format": "graft.model", "version": 1, "nodes": [
+        {"name": "x", "op": "placeholder", "meta": {"shape": ["N", "T"], "dtype": "float32"}},
+        {"name": "pos", "op": "call_function", "target": "arange", "args": [0, "2*T-2", 2],
+         "kwargs": {"dtype": "float32"}},
+        {"name": "head", "op": "call_function", "target": "slice",
+         "args": [{"node": "x"}], "kwargs": {"dim": 1, "end": "T-1"}},
+        {"name": "y", "op": "call_function", "target": "add",
+         "args": [{"node": "head"}, {"node": "pos"}]},
+        {"name": "output", "op": "output", "args": [[{"node": "y"}]]}]}))
+    model = graft.load(path)
+    assert {n.name: n.symbols for n in model.nodes}["head"] == ("end",)
+    gm = graft.fx.to_graph_module(model)
+    for t in (3, 5):
+        x = torch.rand(2, t)
+        want = x[:, :t - 1] + torch.arange(0, 2 * t - 2, 2, dtype=torch.float32)
+        assert torch.equal(gm(x), want)
+
+
 def test_a_symbolic_slice_and_arange_become_sizes_of_the_input(tmp_path):
     # x[:, :T] + arange(T) of x: [N, T], with a 6-column buffer sliced to [:T] as well
     path = tmp_path / "model.json"

@@ -84,12 +84,15 @@ NO_ROW = ("graft has no mapping for this ATen op (no row in tools/export/aten_op
 
 
 class _Converter(GraphBuilder):
-    def __init__(self, base, variants, symbols):
+    def __init__(self, base, variants, symbols, check=None):
         super().__init__(symbols, [])
         self.base = base
         # the node of each run that corresponds to a node of the base run (same position)
         self.nodes_of = {s: {n.name: m for n, m in zip(base.gm.graph.nodes, v.gm.graph.nodes)}
                          for s, v in variants.items()}
+        # ... and of the run with every symbol two larger (None: none), for Dependent.affine
+        self.check_nodes = None if check is None else {
+            n.name: m for n, m in zip(base.gm.graph.nodes, check.gm.graph.nodes)}
         self.env = {}
         self.outputs = []
         self.problems = []            # (aten node, key, Unsupported)
@@ -105,14 +108,16 @@ class _Converter(GraphBuilder):
             return self._lookup(value)
         if isinstance(value, (list, tuple)):
             return type(value)(self._merge(v, node, path + (k,)) for k, v in enumerate(value))
-        variants = {}
-        for s, nodes in self.nodes_of.items():
+        def at(nodes):
             other = nodes[node.name]
             v = other.args if isinstance(path[0], int) else other.kwargs
             for k in path:
                 v = v[k]
-            variants[s] = v
-        return fold(self.symbols, value, variants, "argument %s" % (path[-1] if path else "?"))
+            return v
+        variants = {s: at(nodes) for s, nodes in self.nodes_of.items()}
+        check = at(self.check_nodes) if self.check_nodes is not None else None
+        return fold(self.symbols, value, variants, "argument %s" % (path[-1] if path else "?"),
+                    check)
 
     def _lookup(self, node):
         value = self.env[node.name]
@@ -372,8 +377,9 @@ def _runs_at_batch_2(run, example_inputs, symbols, base):
 
 
 def _capture_runs(module, example_inputs, symbols):
-    """The captured runs (base, {symbol: run}, symbols) with the symbols whose runs differ in
-    structure dropped (the batch, with a warning) or refused (a --dynamic-dim)."""
+    """The captured runs (base, {symbol: run}, symbols, the run with every symbol two larger or
+    None) with the symbols whose runs differ in structure dropped (the batch, with a warning)
+    or refused (a --dynamic-dim)."""
     decompositions = get_decompositions(aten_ops.DECOMPOSE)
 
     def run(inputs):
@@ -403,7 +409,21 @@ def _capture_runs(module, example_inputs, symbols):
               % (why, size, size + 1, size), file=sys.stderr)
         del variants[s]
         symbols = symbols.without(s)
-    return base, variants, symbols
+    return base, variants, symbols, _check_run(run, base, symbols)
+
+
+def _check_run(run, base, symbols):
+    """The captured run with every symbol two larger, on which the sums of symbols derived from
+    the runs one larger are checked (Dependent.affine); None when there are no symbols, or the
+    model fails there or captures another graph."""
+    if not symbols.names():
+        return None
+    inputs = tuple(x for kind, _, x in base.inputs if kind == "input")
+    try:
+        check = run(symbols.grown_by_two(inputs))
+    except ExportError:
+        return None
+    return check if structure_difference(base.gm, check.gm) is None else None
 
 
 def _batch_only(problems, symbols):
@@ -503,8 +523,8 @@ def convert(module, example_inputs, symbols, metadata=None):
     if graft_ops() is None:
         print("export_fx.py: warning: cannot read graft's op list '%s'; the ops the model "
               "needs are not checked against graft's registry" % ops_md_path(), file=sys.stderr)
-    base, variants, symbols = _capture_runs(module, example_inputs, symbols)
-    converter = _Converter(base, variants, symbols)
+    base, variants, symbols, check = _capture_runs(module, example_inputs, symbols)
+    converter = _Converter(base, variants, symbols, check)
     converter.convert()
     if converter.problems and _batch_only(converter.problems, symbols):
         converter = _convert_with_static_batch(module, example_inputs, base, variants, symbols,

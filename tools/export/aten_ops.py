@@ -53,7 +53,7 @@ PROPOSED = {
     "gather": "gather(Tensor input, int dim, Tensor index)",
     "expand": "expand(Tensor input, int[] size)",
     "expand_as": "expand_as(Tensor input, Tensor other)",
-    "unflatten": "unflatten(Tensor input, int dim, int[] sizes)",
+    "unflatten": "unflatten(Tensor input, int dim, SymInt[] sizes)",
     "roll": "roll(Tensor input, int[] shifts, int[] dims=[])",
     "flip": "flip(Tensor input, int[] dims)",
     "pad": "pad(Tensor input, int[] pad, str mode='constant', float? value=None)",

@@ -9,9 +9,9 @@ as the traced node, with its recorded shape and dtype as meta).
 """
 import torch
 
-from .common import Dependent, MissingOp, Ref, Unsupported
+from .common import Dependent, MissingOp, Ref, Unsupported, advice
 from .registry import graft_ops
-from .symbols import reshape_plan, symbolic_shape
+from .symbols import reshape_plan, shape_text, symbolic_shape
 
 
 class TensorInfo:
@@ -167,15 +167,19 @@ class GraphBuilder:
         return Ref(name)
 
     def symbolic(self, op, param, value, what):
-        """An attribute value of graft op `op`: a Dependent that is a symbol S becomes "S" where
-        the registry declares `param` SymInt or SymScalar (slice's end, arange's end); any other
+        """An attribute value of graft op `op`: a Dependent that is a symbol S becomes "S", and
+        one that is a sum of multiples of symbols its text ("T-1", Dependent.affine), where the
+        registry declares `param` SymInt or SymScalar (slice's end, arange's end); any other
         Dependent is refused as `what`."""
         if not isinstance(value, Dependent):
             return value
         signature = (graft_ops() or {}).get(op)
         types = {n: t for n, t, _ in signature.params} if signature is not None else {}
-        if value.symbol() is not None and types.get(param, "").startswith("Sym"):
+        declared = types.get(param, "")
+        if value.symbol() is not None and declared.startswith("Sym"):
             return value.symbol()
+        if declared.startswith("Sym") and not declared.endswith("[]") and value.affine():
+            return value.affine()
         raise value.error(what)
 
     def shape(self, ref):
@@ -210,12 +214,16 @@ class GraphBuilder:
 
     def reshape(self, input):
         """The traced node as a reshape of `input` to its recorded shape, written as
-        symbols.reshape_plan says (sizes that follow the symbols become -1 or stay dims)."""
-        plan = reshape_plan(self.symbols, self.shapes(input), self.result_shapes())
+        symbols.reshape_plan says (sizes that follow the symbols become -1, stay dims or are
+        written as the symbols)."""
+        in_shapes, out_shapes = self.shapes(input), self.result_shapes()
+        plan = reshape_plan(self.symbols, in_shapes, out_shapes)
         if not plan:
             return input
         value = input
         for i, (op, *args) in enumerate(plan):
+            if op in ("reshape", "unflatten") and any(isinstance(d, str) for d in args[-1]):
+                self._require_symbolic_sizes(op, args[-1], in_shapes, out_shapes)
             emit = self.call if i + 1 == len(plan) else self.step
             if op == "flatten":
                 value = emit("flatten", [value], start_dim=args[0], end_dim=args[1])
@@ -228,6 +236,17 @@ class GraphBuilder:
         return value
 
     # ** internals **
+
+    def _require_symbolic_sizes(self, op, sizes, in_shapes, out_shapes):
+        """Refuses a reshape to symbolic `sizes` when graft's `op` declares them int[], not
+        SymInt[] (a registry from before symbolic sizes)."""
+        signature = (graft_ops() or {}).get(op)
+        if signature is None or any(t == "SymInt[]" for _, t, _ in signature.params):
+            return
+        syms = sorted({d for d in sizes if isinstance(d, str)})
+        raise Unsupported("a reshape from %s to %s needs symbolic sizes, and graft's %s takes "
+                          "int[]; %s" % (shape_text(self.symbols, in_shapes),
+                                         shape_text(self.symbols, out_shapes), op, advice(syms)))
 
     def unique(self, name):
         name = "".join(c if c.isalnum() or c == "_" else "_" for c in name)

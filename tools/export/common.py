@@ -44,14 +44,15 @@ class Ref:
 class Dependent:
     """An int that depends on symbolic dims: `base` with the example inputs (whose symbols
     have the sizes `sizes`), changes[s] when symbol s is one larger (only the symbols that
-    change it are keys)."""
+    change it are keys), and `check` when every symbol is two larger (None: not known)."""
 
-    __slots__ = ("base", "changes", "sizes")
+    __slots__ = ("base", "changes", "sizes", "check")
 
-    def __init__(self, base, changes, sizes):
+    def __init__(self, base, changes, sizes, check=None):
         self.base = base
         self.changes = changes
         self.sizes = sizes
+        self.check = check
 
     def symbols(self):
         return sorted(self.changes)
@@ -63,6 +64,24 @@ class Dependent:
             return None
         (s, value), = self.changes.items()
         return s if self.base == self.sizes[s] and value == self.base + 1 else None
+
+    def affine(self):
+        """This int as a sum of multiples of symbols and an int ("2*T", "T-1", "N+2*T-3"), the
+        text graft's SymInt takes: the coefficients are the changes in the runs one larger,
+        and the sum must give the value of the run with every symbol two larger (N*T, T*T do
+        not); None otherwise."""
+        coefficients = {s: v - self.base for s, v in self.changes.items()}
+        constant = self.base - sum(c * self.sizes[s] for s, c in coefficients.items())
+        if self.check is None or self.check != self.base + 2 * sum(coefficients.values()):
+            return None
+        text = ""
+        for s in sorted(coefficients):
+            c = coefficients[s]
+            term = s if abs(c) == 1 else "%d*%s" % (abs(c), s)
+            text += ("-" if c < 0 else "+" if text else "") + term
+        if constant:
+            text += "%+d" % constant
+        return text
 
     def describe(self):
         """'5 at T=5, 6 at T=6'."""

@@ -6,7 +6,8 @@ The exporter traces once with the example inputs and once per symbol with that s
 one larger (the first slice repeated, so token ids stay valid indices). A dim that reads S in
 the first run and S + 1 in the run for symbol S, and does not change in the others, is that
 symbol; a Python int that changes is a Dependent. A reshape whose sizes depend on the symbols
-becomes a -1, or a flatten/unflatten that keeps the symbolic dims as they are.
+becomes a -1, a flatten/unflatten that keeps the symbolic dims as they are, or a reshape to
+symbolic sizes (["N", "T", 8]).
 """
 import re
 
@@ -54,6 +55,13 @@ class Symbols:
                 if i == index:
                     shape[d] = s
         return shape
+
+    def grown_by_two(self, inputs):
+        """The inputs with every symbol's dims two larger: the run that checks the sums of
+        symbols derived from the runs one larger (Dependent.affine)."""
+        for s in self.names():
+            inputs = self.grown(self.grown(inputs, s), s)
+        return inputs
 
     def grown(self, inputs, symbol):
         """The inputs with `symbol`'s dims one larger: the first slice repeated."""
@@ -133,19 +141,26 @@ def symbolic_shape(symbols, base, variants):
     return shape
 
 
-def fold(symbols, base, variants, what="a Python value"):
+def fold(symbols, base, variants, what="a Python value", check=None):
     """One folded Python value from its value per run: the value itself when no run changes
-    it, a Dependent for an int that changes, Unsupported for anything else that changes."""
+    it, a Dependent for an int that changes, Unsupported for anything else that changes.
+    `check` is the value in the run with every symbol two larger (None: no such run), for
+    Dependent.affine to check its sum on."""
     if isinstance(base, (tuple, list)) and all(
             type(v) is type(base) and len(v) == len(base) for v in variants.values()):
-        return type(base)(fold(symbols, b, {s: v[k] for s, v in variants.items()}, what)
+        checks = (check if isinstance(check, (tuple, list)) and len(check) == len(base)
+                  else [None] * len(base))
+        return type(base)(fold(symbols, b, {s: v[k] for s, v in variants.items()}, what,
+                               checks[k])
                           for k, b in enumerate(base))
     changes = {s: v for s, v in variants.items() if not (v == base and type(v) is type(base))}
     if not changes:
         return base
     if isinstance(base, int) and not isinstance(base, bool) and all(
             isinstance(v, int) and not isinstance(v, bool) for v in changes.values()):
-        return Dependent(base, changes, symbols.sizes)
+        return Dependent(base, changes, symbols.sizes,
+                         check if isinstance(check, int) and not isinstance(check, bool)
+                         else None)
     symbols_changed = sorted(changes)
     raise Unsupported("%s that changes with %s (%r at %s, %s); %s"
                       % (what, "/".join(symbols_changed), base,
@@ -157,10 +172,11 @@ def fold(symbols, base, variants, what="a Python value"):
 
 def reshape_plan(symbols, in_shapes, out_shapes):
     """How a reshape from in_shapes to out_shapes (each {None: base shape, symbol: shape in
-    that symbol's run}) is written without symbolic sizes. Returns a list of steps, each
-    ("flatten", start, end), ("reshape", sizes), ("unflatten", dim, sizes), ("unsqueeze", dim)
-    or ("squeeze", dim); [] is the identity. Sizes that follow the symbols become -1 (at most
-    one per step); dims the reshape keeps as they are stay symbolic."""
+    that symbol's run}) is written. Returns a list of steps, each ("flatten", start, end),
+    ("reshape", sizes), ("unflatten", dim, sizes), ("unsqueeze", dim) or ("squeeze", dim); []
+    is the identity. One size that follows the symbols becomes -1, dims the reshape keeps as
+    they are stay symbolic; when several sizes follow the symbols, each that is one symbol
+    becomes its name ("T", a symbolic size) and at most one other the -1."""
     base_in, base_out = list(in_shapes[None]), list(out_shapes[None])
     runs = list(in_shapes)
     if any(len(in_shapes[r]) != len(base_in) or len(out_shapes[r]) != len(base_out)
@@ -192,15 +208,31 @@ def reshape_plan(symbols, in_shapes, out_shapes):
         sizes = [-1 if p + k in split_varying else d for k, d in enumerate(mid_out)]
         steps = [] if len(mid_in) == 1 else [("flatten", p, p + len(mid_in) - 1)]
         return steps + [("unflatten", p, sizes)]
+    # Several sizes follow the symbols ([N*T, C] -> [N, T, C]): each that is one symbol is
+    # written as its name (reshape's sizes are SymInt[]), and one other may be the -1.
+    followed = {k: _followed_symbol(symbols, out_shapes, k) for k in varying}
+    others = [k for k in varying if followed[k] is None]
+    if len(others) <= 1:
+        sizes = list(base_out)
+        for k in varying:
+            sizes[k] = followed[k] or -1
+        return [("reshape", sizes)]
     syms = sorted({s for s in runs if s is not None
-                   and any(out_shapes[s][k] != base_out[k] for k in varying)})
-    raise Unsupported("a reshape from %s to %s has %d sizes that depend on %s; graft's "
-                      "reshape can infer one (-1) and has no symbolic sizes yet; %s"
-                      % (_shape_text(symbols, in_shapes), _shape_text(symbols, out_shapes),
-                         len(varying), "/".join(syms), advice(syms)))
+                   and any(out_shapes[s][k] != base_out[k] for k in others)})
+    raise Unsupported("a reshape from %s to %s has %d sizes that depend on %s and are not a "
+                      "symbol each; graft's reshape can infer one (-1); %s"
+                      % (shape_text(symbols, in_shapes), shape_text(symbols, out_shapes),
+                         len(others), "/".join(syms), advice(syms)))
 
 
-def _shape_text(symbols, shapes):
+def _followed_symbol(symbols, shapes, k):
+    """The symbol dim k of `shapes` ({None: base, symbol: shape}) follows, or None."""
+    one = symbolic_shape(symbols, (shapes[None][k],), {s: (v[k],) for s, v in shapes.items()
+                                                       if s is not None})
+    return one[0] if one is not None and isinstance(one[0], str) else None
+
+
+def shape_text(symbols, shapes):
     """A shape for messages: constant dims as ints, a dim that follows one symbol as its
     name, any other changing dim as '?'."""
     dims = []

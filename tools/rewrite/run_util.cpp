@@ -34,7 +34,7 @@ std::vector<std::string> input_symbols(const Graph& graph) {
   for (Node* n : graph.nodes()) {
     if (n->schema() == nullptr) continue;
     for (size_t i = 0; i < n->schema()->attrs.size(); ++i) {
-      if (const std::string* s = attr_symbol(n->schema()->attrs[i], n->attrs()[i])) add(*s);
+      for (const std::string& s : attr_symbols(n->schema()->attrs[i], n->attrs()[i])) add(s);
     }
   }
   return symbols;

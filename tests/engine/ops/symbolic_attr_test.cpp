@@ -1,5 +1,6 @@
-// SymInt attributes: which parameters take a symbol, and the shapes slice and arange infer
-// from one (a symbolic end gives the symbol's dim; other symbolic bounds an unknown dim).
+// SymInt attributes: which parameters take a symbol (or a sum of multiples of symbols, "T-1"),
+// and the shapes slice and arange infer from one (a symbolic end gives the symbol's dim; other
+// symbolic bounds an unknown dim).
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -34,8 +35,30 @@ TEST_CASE("only SymInt parameters accept a symbol", "[engine][symint]") {
   CHECK(error == "expected int, got str 'T'");
   CHECK_FALSE(graft::coerce_attr(spec("select", "index"), sym("T"), &error));
   CHECK_FALSE(graft::coerce_attr(spec("slice", "end"), sym("3T"), &error));
-  CHECK(error == "expected int or a symbol such as 'T', got str '3T'");
+  CHECK(error == "expected int or a symbol such as 'T' (or a sum of multiples of symbols and an "
+                 "int, 'T-1'), got str '3T'");
   CHECK_FALSE(graft::coerce_attr(spec("arange", "end"), sym("inf"), &error));
+}
+
+TEST_CASE("a SymInt may be a sum of multiples of symbols and an int", "[engine][symint]") {
+  std::string error;
+  for (const char* text : {"T-1", "2*T", "-T+5", "N+2*T-3", "0*T"}) {
+    INFO(text);
+    CHECK(graft::coerce_attr(spec("slice", "end"), sym(text), &error) == sym(text));
+    CHECK(graft::coerce_attr(spec("arange", "end"), sym(text), &error) == sym(text));
+  }
+  for (const char* text : {"T*2", "2T", "3", "T--1", "T+", "-inf", "T-inf", "2*3", "T*T", ""}) {
+    INFO(text);
+    CHECK_FALSE(graft::coerce_attr(spec("slice", "end"), sym(text), &error));
+  }
+  CHECK(graft::attr_symbols(spec("slice", "end"), sym("N+2*T-3")) ==
+        std::vector<std::string>{"N", "T"});
+}
+
+TEST_CASE("a slice or an arange to a sum of symbols has an unknown size", "[engine][symint]") {
+  CHECK(infer("slice", {"f32[N, 16]"}, {{"dim", i(1)}, {"end", sym("T-1")}}).str() ==
+        "float32[N, ?]");
+  CHECK(infer("arange", {}, {{"start", i(0)}, {"end", sym("2*T")}}).str() == "int64[?]");
 }
 
 TEST_CASE("a slice to a symbolic end has the symbol's size", "[engine][symint]") {

@@ -68,3 +68,44 @@ TEST_CASE("a replacement op over constants with a symbolic attribute is placed, 
   CHECK(ops_of(*m.graph) == "slice -> slice");
   CHECK(type_to_string(*m.graph->output()->input(0).node->type()) == "float32[1, T]");
 }
+
+namespace {
+
+// relu(reshape(x, $s)) -> reshape(relu(x), $s)
+const char* const kReluFirstReshape =
+    "rule relu_first_reshape {\n"
+    "  pattern(x) { return relu(reshape(x, shape=$s)) }\n"
+    "  replacement { return reshape(relu(x), $s) }\n"
+    "}\n";
+
+}  // namespace
+
+TEST_CASE("a $ variable carries symbolic sizes from the pattern to the replacement",
+          "[rewrite][symint]") {
+  RuleSet rules = rules_from_text(kReluFirstReshape);
+  Model m = model_from_nodes(join({input("x", R"(["N", 24])"),
+                                   call("s", "reshape", ref("x"), R"("shape": ["N", -1, 4])"),
+                                   call("r", "relu", ref("s")), output({"r"})}));
+  Rewritten r = rewrite(*m.graph, rules);
+  INFO(r.diagnostics);
+  CHECK(r.result.ok);
+  CHECK(ops_of(*m.graph) == "relu reshape -> reshape");
+  const Node* out = m.graph->output()->input(0).node;
+  CHECK(format_node_kwargs(*out) == "{shape: [N, -1, 4]}");
+  CHECK(type_to_string(*out->type()) == "float32[N, 6, 4]");
+}
+
+TEST_CASE("a reshape of a constant to symbolic sizes is placed, not folded", "[rewrite][symint]") {
+  RuleSet rules = rules_from_text(kReluFirstReshape);
+  const std::string c = R"({"name": "c", "op": "get_attr", "target": "c"})";
+  Model m = model_from_nodes(
+      join({c, call("s", "reshape", ref("c"), R"("shape": ["T", -1])"),
+            call("r", "relu", ref("s")), output({"r"})}),
+      R"("c": {"dtype": "float32", "shape": [1, 4], "data": [-1, 2, -3, 4]})");
+  Rewritten r = rewrite(*m.graph, rules);
+  INFO(r.diagnostics);
+  CHECK(r.result.ok);
+  CHECK(r.diagnostics.empty());
+  CHECK(ops_of(*m.graph) == "reshape -> reshape");
+  CHECK(type_to_string(*m.graph->output()->input(0).node->type()) == "float32[T, ?]");
+}
