@@ -373,7 +373,9 @@ bool Driver::apply_non_overlapping(std::vector<Match> matches, int iteration,
   std::vector<char> claimed(graph_.id_bound(), 0);
   for (size_t k = 0; k < keys.size(); ++k) {
     if (k + kPrefetchAhead < keys.size()) prefetch_match(matches[keys[k + kPrefetchAhead].index]);
-    Match& m = matches[keys[k].index];
+    // Taken out of the list, so that its vectors are freed once it has had its turn: a match
+    // owns four, and the nodes a large pass creates can then reuse that memory.
+    Match m = std::move(matches[keys[k].index]);
     if (!within_growth_limit()) return false;
     const Rule& rule = rules_.rules[m.rule];
     Node* anchor = m.anchor(rule);
