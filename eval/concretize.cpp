@@ -217,7 +217,8 @@ class Concretizer {
   std::string bound_text() const {
     std::string text;
     for (size_t i = 0; i < bound_.size(); ++i) {
-      const auto& [name, value] = bound_[i];
+      const std::string& name = bound_[i].first;
+      const int64_t value = bound_[i].second;
       auto first = std::find_if(bound_.begin(), bound_.end(),
                                 [&](const auto& b) { return b.first == name; });
       if (first - bound_.begin() != static_cast<std::ptrdiff_t>(i)) continue;
