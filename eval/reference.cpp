@@ -257,25 +257,10 @@ Kernel kernel_of(OpFamily family) {
 
 namespace {
 
-/// Families whose kernels move elements without reading them, so that they copy 16-bit
-/// elements as they are.
-bool moves_bytes(OpFamily family) {
-  switch (family) {
-    case OpFamily::kView:
-    case OpFamily::kPermute:
-    case OpFamily::kIdentity:
-    case OpFamily::kDropout:
-    case OpFamily::kCat:
-    case OpFamily::kStrided:
-    case OpFamily::kRoll:
-    case OpFamily::kGather:
-    case OpFamily::kScatter: return true;
-    default: return false;
-  }
-}
-
+/// Whether a node reads float16 or bfloat16 elements (kernels that only move elements copy
+/// them as they are).
 bool needs_widening(OpFamily family, const std::vector<RefOperand>& operands, const Tensor& out) {
-  if (moves_bytes(family)) return false;
+  if (family_moves_elements(family)) return false;
   bool half = is_half(out.dtype());
   for (const RefOperand& o : operands) half = half || (o.tensor && is_half(o.tensor->dtype()));
   return half;
@@ -317,7 +302,9 @@ bool reference_op(const Node& node, const std::vector<RefOperand>& operands, Ten
     *error = "'" + node.target() + "' has a symbolic attribute; bind its symbol first";
     return false;
   }
-  if (needs_widening(node.schema()->family, operands, out)) return reference_in_float(node, operands, out, error);
+  if (needs_widening(node.schema()->family, operands, out)) {
+    return reference_in_float(node, operands, out, error);
+  }
   if (!family_takes_any_dtype(node.schema()->family)) {
     auto float32 = [](DType d) { return d == DType::kFloat32; };
     bool ok = float32(out.dtype());
@@ -332,9 +319,9 @@ bool reference_op(const Node& node, const std::vector<RefOperand>& operands, Ten
 
 namespace {
 
-/// Adds e * max(|v|, 1) to each element v of float32 `t`, |e| <= noise.relative (of a
-/// float16 or bfloat16 `t`, noise.half_units of its precision, then rounded), from a splitmix64 stream seeded
-/// per node, so that a run is repeatable.
+/// Adds e * max(|v|, 1) to each element v of float32 `t`, |e| <= noise.relative (of a float16
+/// or bfloat16 `t`, noise.half_units of its precision, then rounded), from a splitmix64 stream
+/// seeded per node, so that a run is repeatable.
 void add_rounding_noise(Tensor& t, const RoundingNoise& noise, uint64_t node_id) {
   const bool half = is_half(t.dtype());
   if (t.dtype() != DType::kFloat32 && !half) return;

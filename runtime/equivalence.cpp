@@ -25,7 +25,6 @@ namespace {
 /// The largest finite magnitude a float16 or bfloat16 input of a trial takes.
 constexpr float kHalfInputBound = 8;
 
-
 uint64_t mix(uint64_t seed, uint64_t trial, uint64_t input) {
   uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (1 + trial * 1009 + input);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -111,7 +110,10 @@ void compare_output(const Tensor& expected, const Tensor& actual, size_t output,
     double diff = element_diff(e, a);
     // In half, a value that underflows to 0 before meeting an infinity gives NaN (0 · inf)
     // where a fused op that rounds once gives the infinity: both are non-finite.
-    if (is_half(expected.dtype()) && !std::isfinite(e) && !std::isfinite(a) && (std::isnan(e) || std::isnan(a))) diff = 0;
+    if (is_half(expected.dtype()) && !std::isfinite(e) && !std::isfinite(a) &&
+        (std::isnan(e) || std::isnan(a))) {
+      diff = 0;
+    }
     report.max_abs_diff = std::max(report.max_abs_diff, diff);
     // A non-finite expected value allows no slack: its match is exact (above), and
     // rtol * |NaN| would make every comparison with it false, so that anything passed.

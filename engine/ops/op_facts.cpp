@@ -3,6 +3,21 @@
 
 namespace graft {
 
+bool family_moves_elements(OpFamily family) {
+  switch (family) {
+    case OpFamily::kView:
+    case OpFamily::kPermute:
+    case OpFamily::kIdentity:
+    case OpFamily::kDropout:
+    case OpFamily::kCat:
+    case OpFamily::kStrided:
+    case OpFamily::kRoll:
+    case OpFamily::kGather:
+    case OpFamily::kScatter: return true;
+    default: return false;
+  }
+}
+
 bool family_takes_any_dtype(OpFamily family) {
   switch (family) {
     case OpFamily::kView:

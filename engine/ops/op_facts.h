@@ -65,6 +65,11 @@ enum class OpFamily : uint8_t {
 /// other dtypes.
 bool family_takes_any_dtype(OpFamily family);
 
+/// True if the kernels of `family` only move elements without reading them (views, permutes,
+/// cat, strided slices, gathers and scatters), so that they copy elements of any width as they
+/// are; a subset of family_takes_any_dtype.
+bool family_moves_elements(OpFamily family);
+
 // clang-format off
 /// The element formulas of elementwise ops and of the fused ops' activations, one per formula,
 /// not per op: hardtanh and clamp share kClamp, div's rounding modes and gelu's approximation
