@@ -38,6 +38,12 @@ void ModelLoader::load_nodes_member(const TopLevel& top) {
         "expected an array of nodes, got " + std::string(nodes->value.root().type_name()));
 }
 
+void ModelLoader::prefetch_node(JsonRef n) const {
+  if (!n.is_object()) return;
+  std::optional<JsonRef> name = n.find("name");
+  if (name && name->is_string()) graph_->prefetch_name(name->str());
+}
+
 void ModelLoader::load_node(JsonRef n) {
   size_t index = count_++;
   if (output_) finish_output(/*last=*/false);  // an output node before this one

@@ -73,6 +73,8 @@ class ModelLoader {
   bool load_head(const TopLevel& top);
   /// When "nodes" is not an array of nodes (or absent): reports it from `top`.
   void load_nodes_member(const TopLevel& top);
+  /// Starts fetching what load_node(n) will look up first (the index slot of n's name).
+  void prefetch_node(JsonRef n) const;
   /// The next element of the nodes array.
   void load_node(JsonRef n);
   /// After the last element.

@@ -83,32 +83,37 @@ size_t Node::num_distinct_users() const {
 
 // ** construction **
 
-Node* Graph::create(NodeKind kind, std::string_view name, std::string target) {
-  Node* node = create_unnamed(kind, std::move(target));
+const std::string* TargetPool::intern(std::string_view name) {
+  auto it = names_.find(name);
+  if (it == names_.end()) it = names_.emplace(name).first;
+  return &*it;  // a node-based set: the element stays where it is
+}
+
+Node* Graph::create(NodeKind kind, std::string_view name, const std::string* target) {
+  Node* node = create_unnamed(kind, target);
   give_name(node, name, false);
   return node;
 }
 
-Node* Graph::create_unnamed(NodeKind kind, std::string target) {
+Node* Graph::create_unnamed(NodeKind kind, const std::string* target) {
   Node* node = pool_.acquire();
   node->id_ = static_cast<NodeId>(storage_.size());
   node->kind_ = kind;
-  node->target_ = std::move(target);
+  node->target_ = target;
   storage_.push_back(node);
   ++live_count_;
   return node;
 }
 
 Node* Graph::add_placeholder(std::string_view name, std::optional<TensorType> type) {
-  Node* node = create(NodeKind::kPlaceholder, name, std::string(name));
-  node->target_ = node->name_;
+  Node* node = create(NodeKind::kPlaceholder, name, &kNoTarget);  // target(): its name
   node->meta_.set_type(type);
   link_before(node, insert_before_ ? insert_before_ : output_);
   return node;
 }
 
 Node* Graph::add_get_attr(std::string_view name, std::string_view target) {
-  Node* node = create(NodeKind::kGetAttr, name, std::string());
+  Node* node = create(NodeKind::kGetAttr, name, &kNoTarget);
   point_at_constant(node, target);
   if (const ConstantTensor* t = constant(*node)) node->meta_.type = &t->type();  // uniqued
   link_before(node, insert_before_ ? insert_before_ : output_);
@@ -117,7 +122,7 @@ Node* Graph::add_get_attr(std::string_view name, std::string_view target) {
 
 Node* Graph::add_unnamed_get_attr(const TensorType* type) {
   GRAFT_DCHECK(type == nullptr || is_unique_type(type)) << "a type not uniqued";
-  Node* node = create_unnamed(NodeKind::kGetAttr, std::string());
+  Node* node = create_unnamed(NodeKind::kGetAttr, &kNoTarget);
   node->meta_.type = type;
   link_before(node, insert_before_ ? insert_before_ : output_);
   return node;
@@ -140,7 +145,7 @@ Node* Graph::add_interned_call(const OpSchema& schema, const std::vector<Input>&
   GRAFT_CHECK(attrs->size() == schema.attrs.size())
       << schema.name << ": " << attrs->size() << " attrs given, schema has " << schema.attrs.size();
   Node* node =
-      create_unnamed(NodeKind::kCallFunction, std::string());  // target(): the schema's name
+      create_unnamed(NodeKind::kCallFunction, &kNoTarget);  // target(): the schema's name
   node->schema_ = &schema;
   node->inputs_.assign(inputs);
   node->attrs_ = attrs;
@@ -162,7 +167,8 @@ Node* Graph::set_output(const std::vector<Input>& outputs) {
     }
     return output_;
   }
-  Node* node = create(NodeKind::kOutput, "output", "output");
+  static const std::string kOutputTarget = "output";
+  Node* node = create(NodeKind::kOutput, "output", &kOutputTarget);
   node->inputs_.assign(outputs);
   for (const Input& in : node->inputs_) {
     if (in.is_node()) add_use(in.node, node);
@@ -370,7 +376,6 @@ const std::string& Graph::rename(Node* node, std::string_view name) {
   if (!node->name_.empty()) by_name_.erase(node->name_);  // an unnamed node is not indexed
   node->name_.clear();
   give_name(node, name, false);
-  if (node->kind_ == NodeKind::kPlaceholder) node->target_ = node->name_;
   return node->name_;
 }
 
@@ -393,18 +398,18 @@ void Graph::point_at_constant(Node* node, std::string_view target) {
 
 void Graph::point_at_constant(Node* node, std::string_view target, const ConstantRef& ref) {
   constants_.add_readers(node->constant_, -1);
-  node->target_ = target;
+  if (*node->target_ != target) node->target_ = targets_.intern(target);
   node->constant_ = ref;
   constants_.add_readers(node->constant_, 1);
 }
 
 std::string Graph::rename_constant(Node* node, std::string_view target) {
   GRAFT_CHECK(node->kind_ == NodeKind::kGetAttr) << "rename_constant on " << node->name_;
-  if (node->target_ == target) return node->target_;
+  if (*node->target_ == target) return *node->target_;
   std::string fresh = constants_.unique_name(std::string(target));
-  if (const ConstantTensor* t = constants_.find(node->target_)) {
+  if (const ConstantTensor* t = constants_.find(*node->target_)) {
     ConstantTensor copy = *t;
-    constants_.erase(node->target_);
+    constants_.erase(*node->target_);
     constants_.set(fresh, std::move(copy));
   }
   point_at_constant(node, fresh);
@@ -515,7 +520,7 @@ std::unique_ptr<Graph> Graph::clone(std::vector<Node*>* mapping) const {
         c = copy->add_placeholder(n->name_, std::nullopt);  // meta_ is copied below
         break;
       case NodeKind::kGetAttr:
-        c = copy->add_get_attr(n->name_, n->target_);
+        c = copy->add_get_attr(n->name_, *n->target_);
         break;
       case NodeKind::kCallFunction:
         c = copy->add_call(*n->schema_, std::move(inputs), *n->attrs_, n->name_);

@@ -18,6 +18,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "engine/ir/attr.h"
@@ -38,7 +39,7 @@ class Node;
 
 using NodeId = uint32_t;
 
-enum class NodeKind { kPlaceholder, kGetAttr, kCallFunction, kOutput };
+enum class NodeKind : uint8_t { kPlaceholder, kGetAttr, kCallFunction, kOutput };
 const char* node_kind_name(NodeKind kind);  // "placeholder", "get_attr", …
 
 /// One operand slot: a node, a scalar literal, or nothing (None for an optional operand).
@@ -69,6 +70,19 @@ struct NodeMeta {
   void set_type(const std::optional<TensorType>& t) { type = t ? unique_type(*t) : nullptr; }
 };
 
+/// The names that get_attr nodes read, each held once by the graph: a model's get_attr nodes
+/// often share a constant, and a node then holds one pointer rather than a string of its own.
+/// Names stay until the graph goes (renaming constants is rare).
+class TargetPool {
+ public:
+  const std::string* intern(std::string_view name);
+
+ private:
+  std::unordered_set<std::string, StringHash, std::equal_to<>> names_;
+};
+
+inline const std::string kNoTarget;  // a node without a target (while unnamed, say)
+
 class Node {
  public:
   NodeId id() const { return id_; }
@@ -77,7 +91,10 @@ class Node {
   const std::string& name() const { return name_; }
   /// placeholder: the input name; get_attr: the constant's name; call_function: the op name;
   /// output: "output".
-  const std::string& target() const { return schema_ != nullptr ? schema_->name : target_; }
+  const std::string& target() const {
+    if (schema_ != nullptr) return schema_->name;
+    return kind_ == NodeKind::kPlaceholder ? name_ : *target_;
+  }
   /// The op schema; non-null exactly for call_function nodes.
   const OpSchema* schema() const { return schema_; }
   bool is_op(std::string_view op_name) const;
@@ -124,7 +141,9 @@ class Node {
   Node* next_ = nullptr;
   const AttrList* attrs_ = &kNoAttrs;  // in the graph's AttrTable (or a DetachedCall's own)
   std::string name_;
-  std::string target_;  // placeholder, get_attr, output; a call's is its schema's name
+  // get_attr: the constant's name, in its graph's TargetPool; output: "output". A call's
+  // target is its schema's name and a placeholder's its own name.
+  const std::string* target_ = &kNoTarget;
   NodeMeta meta_;
   ConstantRef constant_;  // get_attr: where its tensor was when the node was made or renamed
 };
@@ -271,6 +290,9 @@ class Graph {
   Node* output() const { return output_; }
   std::vector<Node*> placeholders() const;
   Node* find(std::string_view name) const;
+  /// Starts fetching what find(name) reads first, for a caller that looks up many names and
+  /// has work to do between knowing a name and looking it up.
+  void prefetch_name(std::string_view name) const { by_name_.prefetch(name); }
   /// Node by id (including dead nodes until compact()); nullptr when out of range.
   Node* node(NodeId id) const { return id < storage_.size() ? storage_[id] : nullptr; }
   /// One past the largest id handed out: the size for NodeId-indexed side tables.
@@ -302,14 +324,14 @@ class Graph {
   /// this to constants().find(node.target()): the node remembers where its tensor is (and falls
   /// back to the lookup by name when that constant has been erased or stored again since).
   const ConstantTensor* constant(const Node& node) const {
-    return constants_.find(node.target_, node.constant_);
+    return constants_.find(*node.target_, node.constant_);
   }
 
   ConstantStore& constants() { return constants_; }
   const ConstantStore& constants() const { return constants_; }
 
  private:
-  Node* create(NodeKind kind, std::string_view name, std::string target);
+  Node* create(NodeKind kind, std::string_view name, const std::string* target);
   /// Names and indexes an unnamed node: `base` when free ("node" when empty), else its stem's
   /// next free suffix. `fresh` (name_fresh) skips trying `base` once its stem has a counter.
   void give_name(Node* node, std::string_view base, bool fresh);
@@ -317,7 +339,7 @@ class Graph {
   void make_name_room();
   /// Names and indexes `node` "stem_N" with the next N after `counter` that is free.
   void give_suffixed_name(Node* node, std::string_view stem, uint32_t& counter);
-  Node* create_unnamed(NodeKind kind, std::string target);
+  Node* create_unnamed(NodeKind kind, const std::string* target);
   /// Makes get_attr `node` read constant `target` (by name, and by reference when the store
   /// has it), moving its count from the constant it read before.
   void point_at_constant(Node* node, std::string_view target);
@@ -341,6 +363,7 @@ class Graph {
   size_t live_count_ = 0;
   ConstantStore constants_;
   AttrTable attr_lists_;  // what the nodes' attrs_ point at
+  TargetPool targets_;    // what get_attr nodes' target_ point at
 };
 
 }  // namespace graft

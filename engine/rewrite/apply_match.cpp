@@ -178,6 +178,7 @@ void MatchApplier::name_roots(const Match& m) {
 /// Erases the match's nodes and variables' producers that no longer have users, and then
 /// their operands that no longer have any.
 void MatchApplier::erase_dead(const Match& m, std::vector<Node*>* touched) {
+  const size_t first_touched = touched->size();
   std::vector<Node*>& work = erase_work_;
   work.assign(m.nodes.rbegin(), m.nodes.rend());
   for (const Input& v : m.vars) {
@@ -200,6 +201,11 @@ void MatchApplier::erase_dead(const Match& m, std::vector<Node*>* touched) {
       work.push_back(in);
     }
   }
+  // Most of those inputs were erased after them (a folded match's weights): relabel() skips
+  // dead nodes, and a pass over a big graph need not hold them.
+  touched->erase(std::remove_if(touched->begin() + static_cast<std::ptrdiff_t>(first_touched),
+                                touched->end(), [](const Node* n) { return n->is_dead(); }),
+                 touched->end());
 }
 
 Node* MatchApplier::replacement_of(Node* n) const {

@@ -102,7 +102,7 @@ class Driver {
   void warn_out_of_combinations(uint32_t r);
   bool apply_non_overlapping(std::vector<Match> matches, int iteration,
                              std::vector<Node*>* touched, std::vector<Node*>* unapplied);
-  bool rebind_or_overlaps(Match& m, const std::vector<char>& claimed);
+  bool rebind_or_overlaps(Match& m, const std::vector<bool>& claimed);
   bool within_growth_limit();
 
   /// Now, when rules are timed (RewriteOptions::time_rules); otherwise no clock is read.
@@ -212,6 +212,7 @@ bool Driver::run_phase(const Phase& phase) {
     std::vector<Node*> touched;
     std::vector<Node*> unapplied;
     size_t applied_before = result_.applied.size();
+    std::vector<Node*>().swap(anchors);  // the next pass's come from relabel(): free these now
     if (!apply_non_overlapping(std::move(matches), iteration, &touched, &unapplied)) return false;
     // Relabel even after a `once` phase: the next phase matches on these states.
     anchors = matcher_.relabel(touched);
@@ -370,10 +371,12 @@ bool Driver::apply_non_overlapping(std::vector<Match> matches, int iteration,
   }
   std::sort(keys.begin(), keys.end());
   // Nodes of applied matches, by id (ids of nodes created meanwhile are past the end).
-  std::vector<char> claimed(graph_.id_bound(), 0);
+  std::vector<bool> claimed(graph_.id_bound(), false);  // bits: one per node of a big graph
   for (size_t k = 0; k < keys.size(); ++k) {
     if (k + kPrefetchAhead < keys.size()) prefetch_match(matches[keys[k + kPrefetchAhead].index]);
-    Match& m = matches[keys[k].index];
+    // Taken out of the list, so that its vectors are freed once it has had its turn: a match
+    // owns four, and the nodes a large pass creates can then reuse that memory.
+    Match m = std::move(matches[keys[k].index]);
     if (!within_growth_limit()) return false;
     const Rule& rule = rules_.rules[m.rule];
     Node* anchor = m.anchor(rule);
@@ -396,7 +399,7 @@ bool Driver::apply_non_overlapping(std::vector<Match> matches, int iteration,
     if (outcome == ApplyOutcome::kRuleError) return false;  // reported
     if (outcome == ApplyOutcome::kDeclined) continue;
     for (const Node* n : m.nodes) {
-      if (n->id() < claimed.size()) claimed[n->id()] = 1;
+      if (n->id() < claimed.size()) claimed[n->id()] = true;
     }
     ++result_.stats[m.rule].applied;
     result_.applied.push_back({rule.name, anchor_name, phase_index_, iteration});
@@ -409,7 +412,7 @@ bool Driver::apply_non_overlapping(std::vector<Match> matches, int iteration,
 /// `claimed` or gone). A variable only reads its value: when an earlier match replaced that
 /// value (conv+relu feeding the next conv+relu), `m` reads the replacement instead — the same
 /// value — and its conditions are checked again on it.
-bool Driver::rebind_or_overlaps(Match& m, const std::vector<char>& claimed) {
+bool Driver::rebind_or_overlaps(Match& m, const std::vector<bool>& claimed) {
   auto is_claimed = [&](const Node* n) { return n->id() < claimed.size() && claimed[n->id()]; };
   if (std::any_of(m.nodes.begin(), m.nodes.end(),
                   [&](const Node* n) { return is_claimed(n) || n->is_dead(); })) {

@@ -65,4 +65,10 @@ void install_out_of_memory_handler() {
   std::set_new_handler(on_out_of_memory);
 }
 
+void return_freed_memory_at_once() {
+#ifdef GRAFT_WITH_MIMALLOC
+  mi_option_set(mi_option_decommit_delay, 0);
+#endif
+}
+
 }  // namespace graft

@@ -20,4 +20,10 @@ std::string allocator_name();
 /// For executables, once at the start of main().
 void install_out_of_memory_handler();
 
+/// Makes the allocator give memory that is freed back to the system at once rather than after
+/// a delay (mimalloc's decommit delay; nothing with another allocator). A large rewrite frees
+/// a model's text and each pass's matches while it allocates new nodes: returned late, that
+/// memory counts twice in the peak. For executables, at the start of main().
+void return_freed_memory_at_once();
+
 }  // namespace graft

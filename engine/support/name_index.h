@@ -26,6 +26,13 @@ class NameIndex {
     return slots_[slot_of(name)].item;
   }
 
+  /// Asks the hardware to fetch the slot where a probe for `name` starts: on a table of
+  /// millions that slot is a cache miss, which a caller with other work to do first can
+  /// overlap with it.
+  void prefetch(std::string_view name) const {
+    if (slots_.has_slots()) slots_.prefetch(hash_of(name));
+  }
+
   /// Indexes `item` under its name, replacing whatever had that name.
   void insert_or_assign(T* item) {
     insert_unless_taken(item, [](const T*) { return false; });

@@ -32,6 +32,9 @@ class ProbeSlots {
     return i;
   }
 
+  /// Starts fetching the slot where a probe for `hash` begins (probe() without waiting).
+  void prefetch(size_t hash) const { __builtin_prefetch(&slots_[hash & mask()]); }
+
   /// Grows the array if one more entry would make it more than half full.
   void make_room() {
     if (2 * (size_ + 1) > slots_.size()) {
@@ -39,17 +42,23 @@ class ProbeSlots {
     }
   }
   /// As make_room(), but a full array first drops the entries `keep` rejects, and grows only
-  /// as far as the rest need (to at most a quarter full): a table whose entries go stale
-  /// (a graph's name index keeps erased nodes until their names are reused) stays the size of
-  /// its live entries instead of doubling over the dead ones.
+  /// as far as the rest need (to at most 7/16 full, so that a sixteenth of the array is left
+  /// for inserts before the next rebuild): a table whose entries go stale (a graph's name
+  /// index keeps erased nodes until their names are reused) stays the size of its live entries
+  /// instead of doubling over the dead ones. A quarter full would often double a
+  /// million-entry array that dropping the stale entries had left room enough in.
   template <typename Keep>
   void make_room(Keep keep) {
     if (2 * (size_ + 1) <= slots_.size()) return;
     size_t kept = 0;
     for (const Slot& s : slots_) kept += s.occupied() && keep(s);
     size_t capacity = 64;
-    while (capacity < 4 * (kept + 1)) capacity *= 2;
-    rebuild(capacity, keep);
+    while (16 * (kept + 1) > 7 * capacity) capacity *= 2;
+    if (capacity == slots_.size()) {
+      retain(keep);
+    } else {
+      rebuild(capacity, keep);
+    }
   }
   /// Stores `s` in empty slot `i` (from probe(), after make_room()).
   void fill(size_t i, const Slot& s) {
@@ -71,10 +80,20 @@ class ProbeSlots {
       if (s.occupied() && keep(s)) place(s);
     }
   }
-  /// Same-size rebuild keeping the entries `keep` accepts.
+  /// Drops the entries `keep` rejects, in place: a rebuild would hold a second array of the
+  /// same size while it re-places the rest, and a graph's name index is tens of megabytes.
   template <typename Keep>
   void retain(Keep keep) {
-    rebuild(slots_.size(), keep);
+    for (size_t i = 0; i < slots_.size();) {
+      // erase_at may move a later entry (or, across the end, an earlier one) into slot i:
+      // slot i is looked at again. An entry is never moved to a slot the loop has passed
+      // unless it had been looked at already.
+      if (slots_[i].occupied() && !keep(slots_[i])) {
+        erase_at(i);
+      } else {
+        ++i;
+      }
+    }
   }
 
   /// Empties occupied slot `hole`. Backward-shift deletion: the entries after the hole that

@@ -61,6 +61,7 @@ int run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   graft::install_out_of_memory_handler();
+  graft::return_freed_memory_at_once();
   graft::runtime::set_num_threads(0);  // OMP_NUM_THREADS, if set, at most kMaxThreads
   try {
     return run(argc, argv);
