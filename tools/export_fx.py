@@ -77,8 +77,8 @@ def main(argv=None):
                         help="give every BatchNorm seeded random statistics, so that a wrong "
                              "batch-norm fold shows in the numbers")
     parser.add_argument("--randomize-zero-weights", action="store_true",
-                        help="draw every all-zero weight matrix or kernel (ViT's head) from "
-                             "N(0, 0.02^2), so that the outputs depend on the whole model")
+                        help="draw every all-zero parameter of 2 or more dims (ViT's head) "
+                             "from N(0, 0.02^2), so that the outputs depend on the whole model")
     args = parser.parse_args(argv)
     if args.batch is not None and args.batch <= 0:
         parser.error("--batch must be positive")

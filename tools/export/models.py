@@ -111,9 +111,10 @@ def randomize_norm_stats(module, seed):
 
 
 def randomize_zero_weights(module, seed):
-    """Draws every weight matrix or kernel that is all zeros (torchvision's ViT heads) from
-    N(0, 0.02^2), seeded. A zero head makes the model output zeros whatever its body computes,
-    so a comparison with PyTorch would test nothing. Returns the names of the weights drawn."""
+    """Draws every parameter of two or more dims that is all zeros (torchvision's ViT: the head's
+    weight and the class token) from N(0, 0.02^2), seeded. A zero head makes the model output
+    zeros whatever its body computes, so a comparison with PyTorch would test nothing. Returns
+    the names of the parameters drawn."""
     generator = torch.Generator().manual_seed(seed + 3)
     drawn = []
     with torch.no_grad():
