@@ -65,7 +65,7 @@ class RuleTerms {
   }
 
   /// Whether the sides are equal for every input, asking the solver until `deadline`.
-  Equality equal(Deadline deadline) {
+  Equality equal(Deadline deadline, bool prefer_special) {
     std::vector<Expr> lhs, rhs;
     for (uint32_t root : rule_.roots) lhs.push_back(node_value(root));
     for (const ReplValue& r : rule_.results) rhs.push_back(repl_value(r));
@@ -85,7 +85,7 @@ class RuleTerms {
     out.equal = false;
     z3::model m = solver.get_model();
     out.counterexample_special = special_values(m, lhs, rhs);
-    if (fp_ && !out.counterexample_special && functions_.empty()) {
+    if (fp_ && prefer_special && !out.counterexample_special && functions_.empty()) {
       // A rounding difference may hide one at inf or NaN, which is the one worth reporting
       // (with uninterpreted functions, neither proves anything). A fresh solver, as Z3 solves
       // a pushed scope with a slower, incremental strategy.
@@ -575,8 +575,8 @@ class RuleTerms {
 }  // namespace
 
 Equality check_equality(const Rule& rule, bool float32, const std::vector<size_t>& choice,
-                        Deadline deadline) {
-  return RuleTerms(rule, float32, choice).equal(deadline);
+                        Deadline deadline, bool prefer_special) {
+  return RuleTerms(rule, float32, choice).equal(deadline, prefer_special);
 }
 
 }  // namespace graft::ruletest

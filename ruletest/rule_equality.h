@@ -24,8 +24,7 @@ struct Equality {
   bool timed_out = false;     // it did not decide because the deadline passed
   /// equal == false: the inputs and both sides' values (`x = inf: pattern nan, replacement 0`).
   std::string counterexample;
-  /// In float32: the counterexample has an infinity or NaN among its inputs or results (the
-  /// solver is asked for such a one first when a rounding difference is all it found).
+  /// In float32: the counterexample has an infinity or NaN among its inputs or results.
   bool counterexample_special = false;
   /// The functions left uninterpreted ("exp", "sqrt", …): a proof holds for every such
   /// function, a counterexample that needs one proves nothing.
@@ -35,9 +34,10 @@ struct Equality {
 using Deadline = std::chrono::steady_clock::time_point;
 
 /// Whether the sides of `rule` (with `choice`, the alternative each PatNode takes) are equal,
-/// over the reals or in `float32`, asking the solver until `deadline`. Throws Outside for what
-/// the prover does not model.
+/// over the reals or in `float32`, asking the solver until `deadline`. With `prefer_special`, a
+/// float32 counterexample with only rounding in it is followed by a query for one with an inf
+/// or NaN. Throws Outside for what the prover does not model.
 Equality check_equality(const Rule& rule, bool float32, const std::vector<size_t>& choice,
-                        Deadline deadline);
+                        Deadline deadline, bool prefer_special = false);
 
 }  // namespace graft::ruletest

@@ -56,7 +56,9 @@ ProofResult prove_choice(const Rule& rule, const std::vector<size_t>& choice, De
                            : "the solver could not decide over the reals";
   if (!exact_in_float32(reals.functions)) return {ProofVerdict::kOutside, why};
   // sqrt(x * x) → abs(x) needs sqrt over the reals, and is wrong in float32 at 1e20 (inf).
-  Equality floats = check_equality(rule, true, choice, deadline);
+  // Asked for a counterexample with an inf or NaN; after a proof over the reals such a one only
+  // counts when the solver finds it first, as an overflow in a reassociation is rounding too.
+  Equality floats = check_equality(rule, true, choice, deadline, /*prefer_special=*/true);
   if (floats.equal == false && floats.counterexample_special && floats.functions.empty()) {
     return {ProofVerdict::kRefuted, "in float32, " + floats.counterexample};
   }
