@@ -337,7 +337,9 @@ class RuleTerms {
     if (!fp_) return function(name, x, y);
     z3::sort f64 = ctx_.fpa_sort<64>();
     Expr rne(ctx_, Z3_mk_fpa_rne(ctx_));
-    auto widen = [&](const Expr& e) { return Expr(ctx_, Z3_mk_fpa_to_fp_float(ctx_, rne, e, f64)); };
+    auto widen = [&](const Expr& e) {
+      return Expr(ctx_, Z3_mk_fpa_to_fp_float(ctx_, rne, e, f64));
+    };
     Expr q(ctx_, Z3_mk_fpa_div(ctx_, rne, widen(x), widen(y)));
     Expr whole(ctx_, Z3_mk_fpa_round_to_integral(ctx_, Expr(ctx_, rounding(ctx_)), q));
     return Expr(ctx_, Z3_mk_fpa_to_fp_float(ctx_, rne, whole, ctx_.fpa_sort<32>()));

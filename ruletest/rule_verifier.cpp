@@ -325,7 +325,9 @@ std::string format_verify_outcome(const VerifyOutcome& outcome, bool verbose) {
                         outcome.detail.rfind("refuted: ", 0) == 0 ? "REFUTED" : "FAIL",
                         outcome.rule, outcome.location,
                         indent_lines(outcome.detail, "  ").substr(2));
-      if (outcome.proof_skipped) out += "  not proved: the prover does not run once the tests fail\n";
+      if (outcome.proof_skipped) {
+        out += "  not proved: the prover does not run once the tests fail\n";
+      }
       break;
     case Verdict::kSkip: {
       std::string first_line = outcome.detail.substr(0, outcome.detail.find('\n'));

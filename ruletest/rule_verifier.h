@@ -5,7 +5,8 @@
 // it fails with a counterexample (the graph, its seed, the element that differs most, shrunk
 // to the smallest failing shapes and simplified inputs, shown with both outputs); it is
 // skipped, with the reason, when no graph could be instantiated, matched and run. Rules of the
-// algebraic fragment are also proved or refuted (rule_prover.h; attach_proof).
+// algebraic fragment are also proved or refuted (rule_prover.h; prove_outcome), unless their
+// tests failed already.
 #pragma once
 
 #include <cstdint>

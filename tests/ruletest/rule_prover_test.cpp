@@ -122,7 +122,8 @@ TEST_CASE("the prover refutes in float32 what it leaves open over the reals only
   ruletest::ProofResult abs_sqrt =
       prove("rule r { pattern(x) { return abs(sqrt(x)) } replacement { return sqrt(x) } }");
   CHECK(abs_sqrt.verdict == ProofVerdict::kOutside);
-  CHECK(abs_sqrt.detail == "not proved over the reals with sqrt left uninterpreted; equal in float32");
+  CHECK(abs_sqrt.detail ==
+        "not proved over the reals with sqrt left uninterpreted; equal in float32");
   // tanh has no float32 counterpart: the float32 query is not even asked.
   ruletest::ProofResult tanh = prove(rule("relu(tanh(x)) + y", "tanh(x) + y"));
   CHECK(tanh.verdict == ProofVerdict::kOutside);

@@ -3,8 +3,9 @@
 // of its imports) without hand-written tests, on graphs synthesised from its pattern, and
 // reports like a test runner: PASS (PROVED when the prover proves it too), FAIL with a
 // counterexample (REFUTED when the prover found it), or SKIP with the reason no graph could be
-// checked, then "N verified (P proved), N failed, N skipped". Exits 1 when a rule fails, a rule is skipped (unless
-// --allow-skip) or a file does not check.
+// checked, then "N verified (P proved), N failed, N skipped". The prover has --prove-timeout
+// seconds per rule and does not run once the tests failed. Exits 1 when a rule fails, a rule
+// is skipped (unless --allow-skip) or a file does not check.
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
