@@ -374,9 +374,10 @@ class GraphGen {
   }
 
   /// Self-attention over x's rows (…, L, F): softmax(x @ (x W)^T, scaled by `* c`, `/ d` or
-  /// not, plus a float mask, a causal -inf fill (masked_fill or where) or neither) @ x, with the
-  /// last dims counted from the end or the front: the attention rules and the spellings they
-  /// normalise. The near-misses: a softmax over the queries, a shared interior value.
+  /// not, plus a float mask, a causal fill of -inf or a finite number (masked_fill or where) or
+  /// neither) @ x, with the last dims counted from the end or the front: the attention rules and
+  /// the spellings they normalise. The near-misses: a softmax over the queries, a shared
+  /// interior value.
   Node* attention_block(Node* x) {
     const int64_t rank = rank_of(x);
     if (rank < 2) return x;
@@ -392,17 +393,19 @@ class GraphGen {
       case 1: s = op("div", {in(s), scalar(rng_.uniform(2.0, 4.0))}); break;
       default: break;
     }
+    const double fills[] = {-INFINITY, -1e9, -1e4};
+    const double fill = rng_.pick(fills);
     switch (rng_.below(5)) {
       case 0: s = binary("add", in(s), in(param("mask", {l, l}, -1.0, 0.0))); break;
-      case 1: s = op("masked_fill", {in(s), in(causal_hidden(l))}, {{"value", -INFINITY}}); break;
-      case 2: {  // torch.where(keep, s, -inf)
+      case 1: s = op("masked_fill", {in(s), in(causal_hidden(l))}, {{"value", fill}}); break;
+      case 2: {  // torch.where(keep, s, fill)
         Node* keep = op("logical_not", {in(causal_hidden(l))});
-        s = op("where", {in(keep), in(s), scalar(-INFINITY)});
+        s = op("where", {in(keep), in(s), scalar(fill)});
         break;
       }
-      case 3: {  // masked_fill(s, ~keep, -inf)
+      case 3: {  // masked_fill(s, ~keep, fill)
         Node* keep = op("logical_not", {in(causal_hidden(l))});
-        s = op("masked_fill", {in(s), in(op("logical_not", {in(keep)}))}, {{"value", -INFINITY}});
+        s = op("masked_fill", {in(s), in(op("logical_not", {in(keep)}))}, {{"value", fill}});
         break;
       }
       default: break;
