@@ -104,6 +104,22 @@ class EinsumSequenceFirst(nn.Module):
         return y.reshape(b, t, E)
 
 
+class PermutedKeys(nn.Module):
+    """Heads left in place, (batch, T, heads, d), and each operand permuted where it is used:
+    q.permute(0, 2, 1, 3) @ k.permute(0, 2, 3, 1)."""
+
+    def __init__(self):
+        super().__init__()
+        self.qkv = nn.Linear(E, 3 * E)
+
+    def forward(self, x):
+        b, t, _ = x.shape
+        q, k, v = self.qkv(x).view(b, t, 3, H, E // H).unbind(2)
+        s = q.permute(0, 2, 1, 3) @ k.permute(0, 2, 3, 1) / math.sqrt(E // H)
+        y = s.softmax(-1) @ v.permute(0, 2, 1, 3)
+        return y.transpose(1, 2).reshape(b, t, E)
+
+
 class NanoGpt(nn.Module):
     """nanoGPT's manual path: masked_fill(bias == 0, -inf) after * 1/sqrt(d), dropout."""
 
@@ -215,6 +231,10 @@ def einsum():
 
 def einsum_sequence_first():
     return EinsumSequenceFirst(), (_tokens(),)
+
+
+def permuted_keys():
+    return PermutedKeys(), (_tokens(),)
 
 
 def nanogpt():

@@ -376,8 +376,8 @@ class GraphGen {
   /// Self-attention over x's rows (…, L, F): softmax(x @ (x W)^T, scaled by `* c`, `/ d` or
   /// not, plus a float mask, a causal fill of -inf or a finite number (masked_fill or where) or
   /// neither) @ x, with the last dims counted from the end or the front: the attention rules and
-  /// the spellings they normalise. The near-misses: a softmax over the queries, a shared
-  /// interior value.
+  /// the spellings they normalise (keys transposed by a permute too). The near-misses: a
+  /// softmax over the queries, a shared interior value.
   Node* attention_block(Node* x) {
     const int64_t rank = rank_of(x);
     if (rank < 2) return x;
@@ -386,6 +386,15 @@ class GraphGen {
     Ints last = rng_.pick({Ints{-2, -1}, Ints{-1, -2}, Ints{rank - 2, rank - 1},
                            Ints{rank - 1, rank - 2}});
     Node* kt = op("transpose", {in(k)}, {{"dim0", last[0]}, {"dim1", last[1]}});
+    if (rank == 3 && rng_.chance(0.3)) {  // k.permute(0, 2, 1)
+      kt = op("permute", {in(k)}, {{"dims", Ints{0, 2, 1}}});
+    } else if (rank == 4 && rng_.chance(0.3)) {
+      // k.permute(0, 1, 3, 2), or keys (batch, S, heads, E) permuted into (batch, heads, E, S)
+      kt = rng_.chance(0.5)
+               ? op("permute", {in(k)}, {{"dims", Ints{0, 1, 3, 2}}})
+               : op("permute", {in(op("permute", {in(k)}, {{"dims", Ints{0, 2, 1, 3}}}))},
+                    {{"dims", Ints{0, 2, 3, 1}}});
+    }
     Node* s = op("matmul", {in(x), in(kt)});
     maybe_share(s);
     switch (rng_.below(3)) {
