@@ -203,10 +203,10 @@ void attend(const AttentionGeometry& g, const float* q, const float* k, const fl
   };
   // A causal mask hides every key after the block's last row. With a finite fill those keys
   // still weigh exp(fill - top) each: they are skipped only where that is 0 in every row (the
-  // exp above is 0 below -87), else folded in as well.
+  // exp above is 0 below -87), else folded in as well (a NaN fill too, which makes NaN).
   const int64_t keys = g.causal ? std::min(g.s, i0 + rows) : g.s;
   for (int64_t j0 = 0; j0 < keys; j0 += kKeyBlock) fold_keys(j0, std::min(kKeyBlock, keys - j0));
-  auto weighs = [&](float row_top) { return g.fill - row_top >= -87.0f; };
+  auto weighs = [&](float row_top) { return !(g.fill - row_top < -87.0f); };
   if (keys < g.s && g.fill != kMinusInf && std::any_of(top, top + rows, weighs)) {
     for (int64_t j0 = keys; j0 < g.s; j0 += kKeyBlock) {
       fold_keys(j0, std::min(kKeyBlock, g.s - j0));

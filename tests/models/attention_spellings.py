@@ -26,7 +26,8 @@ class Gpt2Hf(nn.Module):
         self.c_attn = nn.Linear(E, 3 * E)
         self.c_proj = nn.Linear(E, E)
         self.attn_dropout = nn.Dropout(0.1)
-        self.register_buffer("bias", torch.tril(torch.ones(T, T, dtype=torch.bool)).view(1, 1, T, T))
+        self.register_buffer("bias", torch.tril(torch.ones(T, T, dtype=torch.bool))
+                             .view(1, 1, T, T))
 
     def _split_heads(self, x):
         return x.view(x.size()[:-1] + (H, E // H)).permute(0, 2, 1, 3)
