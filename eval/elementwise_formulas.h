@@ -71,7 +71,13 @@ inline double apply(double x, double y, [[maybe_unused]] const ElementParams& p)
   if constexpr (kOp == kDiv) return x / y;
   if constexpr (kOp == kDivTrunc) return std::trunc(x / y);
   if constexpr (kOp == kDivFloor) return std::floor(x / y);
-  if constexpr (kOp == kPow) return std::pow(x, y);
+  // torch computes x ** 0.5 and x ** -0.5 as sqrt and rsqrt (NaN at -inf, -0 and -inf at -0,
+  // where C's pow gives +inf, +0 and +inf).
+  if constexpr (kOp == kPow) {
+    if (y == 0.5) return std::sqrt(x);
+    if (y == -0.5) return 1 / std::sqrt(x);
+    return std::pow(x, y);
+  }
   // torch.maximum/minimum propagate NaN from either side (std::fmax would drop it).
   if constexpr (kOp == kMaximum) return std::isnan(x) || std::isnan(y) ? NAN : std::max(x, y);
   if constexpr (kOp == kMinimum) return std::isnan(x) || std::isnan(y) ? NAN : std::min(x, y);

@@ -1,8 +1,9 @@
 // Reference kernel of scaled_dot_product_attention, as torch 2.1 documents it: per query row,
-// the scores q·k_j * scale (plus a float mask, or -inf where a bool mask is false or a causal
-// mask hides key j > i), softmax over the keys, and the weighted sum of the value rows. Batch
-// dims broadcast as torch.matmul's; the scores are rounded to float32 as torch's are, the sums
-// are in double. A row whose keys are all masked is NaN, as torch's softmax of all -inf.
+// the scores q·k_j * scale (plus a float mask, or mask_fill where a bool mask is false or a
+// causal mask hides key j > i), softmax over the keys, and the weighted sum of the value rows.
+// Batch dims broadcast as torch.matmul's; the scores are rounded to float32 as torch's are, the
+// sums are in double. A row whose keys are all masked is NaN with the default fill of -inf, as
+// torch's softmax of all -inf, and the average of its value rows with a finite fill.
 #include <cmath>
 #include <limits>
 
@@ -22,7 +23,8 @@ bool attention(const Call& call, Tensor& out) {
   const Tensor* mask = call.tensor(3);
   auto dropout = call.float_attr("dropout_p");
   auto causal = call.bool_attr("is_causal");
-  if (!q || !k || !v || !dropout || !causal) return false;
+  auto mask_fill = call.float_attr("mask_fill");
+  if (!q || !k || !v || !dropout || !causal || !mask_fill) return false;
   if (!float32(q) || !float32(k) || !float32(v) || out.dtype() != DType::kFloat32 ||
       (mask && mask->dtype() != DType::kBool && mask->dtype() != DType::kFloat32)) {
     return call.fail("scaled_dot_product_attention computes float32 with a bool or float32 mask");
@@ -49,6 +51,11 @@ bool attention(const Call& call, Tensor& out) {
   for (Dim d : batch) batches *= d;
   std::vector<double> p(static_cast<size_t>(s));
   const double inf = std::numeric_limits<double>::infinity();
+  // masked_fill writes the fill into the float32 scores: rounded to float32 first (a fill
+  // beyond float32's range, which torch refuses, is an infinity).
+  const double fill = std::abs(*mask_fill) > std::numeric_limits<float>::max()
+                          ? std::copysign(inf, *mask_fill)
+                          : static_cast<float>(*mask_fill);
   for (int64_t t = 0; t < batches; ++t) {
     int64_t qo = 0, ko = 0, vo = 0, mo = 0;
     for (size_t d = 0; d < batch.size(); ++d) {
@@ -66,8 +73,8 @@ bool attention(const Call& call, Tensor& out) {
         // The scores are float32 tensors in torch's definition: rounded, then scaled in float.
         double score = static_cast<float>(static_cast<float>(dot) * static_cast<float>(scale));
         int64_t at = mo + i * sm[rank - 2] + j * sm[rank - 1];
-        if (*causal && j > i) score = -inf;
-        if (mask && mask->dtype() == DType::kBool && mask->b8()[at] == 0) score = -inf;
+        if (*causal && j > i) score = fill;
+        if (mask && mask->dtype() == DType::kBool && mask->b8()[at] == 0) score = fill;
         if (mask && mask->dtype() == DType::kFloat32) {
           score = static_cast<float>(static_cast<float>(score) + mask->f32()[at]);
         }

@@ -1,521 +1,86 @@
-// The prover (see rule_prover.h): each side of the rule becomes a Z3 term, per element. Over
-// the reals the piecewise-linear formulas are exact and the transcendental ones (exp, erf,
-// tanh, …) uninterpreted functions, so a proof holds for every function and a counterexample
-// that needs one is not trusted (the rule is tested instead). In float32 each op rounds to
-// nearest and NaN propagates as in the reference kernels (eval/elementwise_formulas.h), so
-// `x * 0 → 0` is refuted by x = inf.
+// The prover's strategy (see rule_prover.h): for each choice of alternatives the sides are
+// compared over the reals, then in float32 (rule_equality.h), all within the rule's time, and
+// the answers give the verdict. A counterexample over the reals that needs an uninterpreted
+// function proves nothing, unless the functions are ones float32 has exactly (sqrt, the
+// rounded divisions): then the float32 query decides what it can.
 #include "ruletest/rule_prover.h"
 
 #include <fmt/format.h>
 #include <z3++.h>
 
-#include <cmath>
-#include <map>
-#include <optional>
+#include <algorithm>
+
+#include "ruletest/rule_equality.h"
 
 namespace graft::ruletest {
 namespace {
 
-using Expr = z3::expr;
-
-/// Why a rule is outside the fragment; thrown inside a Prover, caught by prove_rule.
-struct Outside {
-  std::string reason;
-};
-
-/// `d` exactly, as a decimal numeral (a double's expansion is finite).
-std::string exact_decimal(double d) {
-  std::string s = fmt::format("{:.1100f}", d);
-  s.erase(s.find_last_not_of('0') + 1);
-  if (s.back() == '.') s.pop_back();
-  return s;
+/// Whether every function left uninterpreted over the reals is exact in the float32 query.
+bool exact_in_float32(const std::set<std::string>& functions) {
+  static const std::set<std::string> exact = {"sqrt", "div_trunc", "div_floor"};
+  return std::all_of(functions.begin(), functions.end(),
+                     [](const std::string& f) { return exact.count(f) > 0; });
 }
 
-class Prover {
- public:
-  /// `choice`: the alternative each PatNode takes (`(contiguous | clone)(x)`).
-  Prover(const Rule& rule, bool float32, std::vector<size_t> choice)
-      : rule_(rule), fp_(float32), choice_(std::move(choice)) {
-    if (fp_) ctx_.set_rounding_mode(z3::RNE);
+/// The float32 query after a proof over the reals.
+ProofResult in_float32_after_reals(const Equality& floats, const std::string& budget) {
+  if (floats.equal == true) return {ProofVerdict::kProved, ""};
+  if (floats.equal == false && floats.counterexample_special && floats.functions.empty()) {
+    return {ProofVerdict::kRefuted, "in float32, " + floats.counterexample};
   }
-
-  /// Whether the sides are equal for every input; a counterexample in *detail otherwise.
-  /// nullopt when the solver gives up.
-  std::optional<bool> equal(std::string* detail) {
-    z3::solver solver(ctx_);
-    std::vector<Expr> lhs, rhs;
-    for (uint32_t root : rule_.roots) lhs.push_back(node_value(root));
-    for (const ReplValue& r : rule_.results) rhs.push_back(repl_value(r));
-    for (const Expr& c : constraints_) solver.add(c);
-    conditions(solver);
-    Expr differ = ctx_.bool_val(false);
-    for (size_t i = 0; i < lhs.size(); ++i) differ = differ || !same(lhs[i], rhs[i]);
-    solver.add(differ);
-    switch (solver.check()) {
-      case z3::unsat: return true;
-      case z3::unknown: return std::nullopt;
-      case z3::sat: break;
-    }
-    z3::model m = solver.get_model();
-    std::vector<std::string> inputs;
-    for (const auto& [name, e] : inputs_) inputs.push_back(name + " = " + text(m.eval(e, true)));
-    std::string values;
-    for (size_t i = 0; i < lhs.size(); ++i) {
-      values += fmt::format("{}pattern {}, replacement {}", i > 0 ? "; " : "",
-                            text(m.eval(lhs[i], true)), text(m.eval(rhs[i], true)));
-    }
-    *detail = fmt::format("{}: {}", fmt::join(inputs, ", "), values);
-    counterexample_special_ = special_values(m, lhs, rhs);
-    return false;
+  if (floats.timed_out) {
+    return {ProofVerdict::kProvedOverReals, "the float32 proof timed out after " + budget, true};
   }
-
-  bool used_functions() const { return used_functions_; }
-  /// The float32 counterexample has an infinity or NaN among its inputs or results.
-  bool counterexample_special() const { return counterexample_special_; }
-
- private:
-  // ** terms **
-
-  Expr number(double v) {
-    if (fp_) return ctx_.fpa_val(static_cast<float>(v));
-    if (!std::isfinite(v)) throw Outside{"a non-finite literal has no real value"};
-    return ctx_.real_val(exact_decimal(v).c_str());
-  }
-
-  Expr input(const std::string& name) {
-    auto it = inputs_.find(name);
-    if (it != inputs_.end()) return it->second;
-    Expr e = fp_ ? ctx_.fpa_const(name.c_str(), 8, 24) : ctx_.real_const(name.c_str());
-    inputs_.emplace(name, e);
-    return e;
-  }
-
-  Expr attr_var(uint32_t var) { return input("$" + rule_.attr_var_names[var]); }
-
-  Expr node_value(uint32_t index) {
-    if (auto it = nodes_.find(index); it != nodes_.end()) return it->second;
-    const PatNode& node = rule_.nodes[index];
-    const PatAlt& alt = node.alts[index < choice_.size() ? choice_[index] : 0];
-    std::vector<std::optional<Expr>> operands;
-    for (const PatValue& v : alt.operands) operands.push_back(pattern_operand(v));
-    std::vector<std::optional<Expr>> attrs(alt.schema->attrs.size());
-    std::vector<bool> fixed(alt.schema->attrs.size(), false);
-    for (const AttrCheck& c : alt.attrs) attrs[c.attr] = pattern_attr(c, *alt.schema, &fixed);
-    for (size_t i = 0; i < attrs.size(); ++i) {
-      // An attribute the pattern leaves open may have any value.
-      if (!fixed[i]) attrs[i] = free_attr(*alt.schema, i);
-    }
-    Expr e = apply(*alt.schema, operands, attrs, [&](size_t i) -> std::optional<AttrValue> {
-      for (const AttrCheck& c : alt.attrs) {
-        if (c.attr == i && c.kind == AttrCheck::Kind::kEquals) return c.value;
-      }
-      return std::nullopt;
-    });
-    nodes_.emplace(index, e);
-    return e;
-  }
-
-  std::optional<Expr> pattern_operand(const PatValue& v) {
-    switch (v.kind) {
-      case PatValue::Kind::kVar: return input(rule_.var_names[v.index]);
-      case PatValue::Kind::kNode: return node_value(v.index);
-      case PatValue::Kind::kScalar:
-        if (v.tolerance > 0) throw Outside{"a scalar matched within a tolerance"};
-        return number(v.scalar);
-      case PatValue::Kind::kScalarVar: return attr_var(v.index);
-      case PatValue::Kind::kNone: return std::nullopt;
-      case PatValue::Kind::kAny: throw Outside{"an operand left open ('_')"};
-    }
-    return std::nullopt;
-  }
-
-  /// The value an attribute check gives an attribute (a literal, a variable, or a fresh value
-  /// constrained to a set or range).
-  std::optional<Expr> pattern_attr(const AttrCheck& c, const OpSchema& op, std::vector<bool>* fixed) {
-    (*fixed)[c.attr] = true;
-    switch (c.kind) {
-      case AttrCheck::Kind::kEquals:
-        if (c.tolerance > 0) throw Outside{"an attribute matched within a tolerance"};
-        return attr_number(c.value);
-      case AttrCheck::Kind::kBind: return attr_var(c.var);
-      case AttrCheck::Kind::kRange: {
-        Expr e = input(fmt::format("{}.{}#{}", op.name, op.attrs[c.attr].name, inputs_.size()));
-        constraints_.push_back(number(c.lo) <= e && e <= number(c.hi));
-        return e;
-      }
-      case AttrCheck::Kind::kIn:
-      case AttrCheck::Kind::kList:
-      case AttrCheck::Kind::kAny: (*fixed)[c.attr] = false; return std::nullopt;
-    }
-    return std::nullopt;
-  }
-
-  std::optional<Expr> free_attr(const OpSchema& op, size_t i) {
-    const AttrType t = op.attrs[i].type;
-    if (t != AttrType::kInt && t != AttrType::kFloat && t != AttrType::kScalar) return std::nullopt;
-    return input(fmt::format("{}.{}#{}", op.name, op.attrs[i].name, inputs_.size()));
-  }
-
-  std::optional<Expr> attr_number(const AttrValue& v) {
-    if (const auto* i = std::get_if<int64_t>(&v)) return number(static_cast<double>(*i));
-    if (const auto* d = std::get_if<double>(&v)) return number(*d);
-    if (const auto* b = std::get_if<bool>(&v)) return number(*b ? 1 : 0);
-    return std::nullopt;
-  }
-
-  Expr repl_value(const ReplValue& v) {
-    switch (v.kind) {
-      case ReplValue::Kind::kValue:
-        return v.value.kind == ValueRef::Kind::kVar ? input(rule_.var_names[v.value.index])
-                                                    : node_value(v.value.index);
-      case ReplValue::Kind::kResult: return repl_op(v.index);
-      case ReplValue::Kind::kScalar: return number(v.scalar.value);
-      case ReplValue::Kind::kAttrVar: return attr_var(v.index);
-      default: throw Outside{"a replacement value other than an op, a binding or a number"};
-    }
-  }
-
-  Expr repl_op(uint32_t index) {
-    if (auto it = results_.find(index); it != results_.end()) return it->second;
-    const ReplOp& op = rule_.replacement[index];
-    std::vector<std::optional<Expr>> operands;
-    for (const ReplValue& v : op.operands) {
-      operands.push_back(v.kind == ReplValue::Kind::kNone ? std::nullopt
-                                                          : std::optional<Expr>(repl_value(v)));
-    }
-    std::vector<std::optional<Expr>> attrs(op.schema->attrs.size());
-    for (size_t i = 0; i < attrs.size(); ++i) {
-      const ReplValue& a = i < op.attrs.size() ? op.attrs[i] : ReplValue{};
-      if (a.kind == ReplValue::Kind::kLiteral) {
-        attrs[i] = attr_number(a.literal);
-      } else if (a.kind == ReplValue::Kind::kAttrVar) {
-        attrs[i] = attr_var(a.index);
-      } else if (a.kind == ReplValue::Kind::kNone) {
-        attrs[i] = op.schema->attrs[i].has_default ? attr_number(op.schema->attrs[i].default_value)
-                                                   : std::nullopt;
-      } else {
-        throw Outside{"a replacement attribute computed from the match"};
-      }
-    }
-    Expr e = apply(*op.schema, operands, attrs, [&](size_t i) -> std::optional<AttrValue> {
-      const ReplValue& a = i < op.attrs.size() ? op.attrs[i] : ReplValue{};
-      if (a.kind == ReplValue::Kind::kLiteral) return a.literal;
-      if (a.kind == ReplValue::Kind::kNone && op.schema->attrs[i].has_default) {
-        return op.schema->attrs[i].default_value;
-      }
-      return std::nullopt;
-    });
-    results_.emplace(index, e);
-    return e;
-  }
-
-  // ** ops **
-
-  /// `op` over its operands; `literal(i)` is attribute i's literal value when it has one (for
-  /// string attributes that pick a formula, and training).
-  template <typename Literal>
-  Expr apply(const OpSchema& op, const std::vector<std::optional<Expr>>& operands,
-             const std::vector<std::optional<Expr>>& attrs, Literal literal) {
-    auto operand = [&](size_t i) -> Expr {
-      if (i >= operands.size() || !operands[i]) throw Outside{op.name + " without its operand"};
-      return *operands[i];
-    };
-    switch (op.family) {
-      case OpFamily::kIdentity: return operand(0);
-      case OpFamily::kDropout: {
-        // The identity at inference, and with p = 0 in training too.
-        std::optional<AttrValue> training = literal(static_cast<size_t>(op.attr_index("training")));
-        std::optional<AttrValue> p = literal(static_cast<size_t>(op.attr_index("p")));
-        const bool p0 = p && attr_equal(*p, AttrValue{0.0});
-        if (!p0 && (!training || *training != AttrValue{false})) {
-          throw Outside{"dropout that may train with p > 0"};
-        }
-        return operand(0);
-      }
-      case OpFamily::kFullLike: {
-        int dtype = op.attr_index("dtype");
-        if (dtype >= 0 && literal(static_cast<size_t>(dtype)) != AttrValue{}) {
-          throw Outside{"full_like with a dtype"};
-        }
-        std::optional<Expr> fill = attrs[static_cast<size_t>(op.attr_index("fill_value"))];
-        if (!fill) throw Outside{"full_like without its value"};
-        return *fill;
-      }
-      case OpFamily::kUnary:
-      case OpFamily::kBinary: break;
-      default: throw Outside{"'" + op.name + "' is not an elementwise formula"};
-    }
-    const ElementwiseFacts& facts = *op.elementwise;
-    Formula formula = facts.formula;
-    for (const FormulaVariant& variant : facts.variants) {
-      std::optional<AttrValue> value = literal(static_cast<size_t>(variant.index));
-      if (!value) throw Outside{"'" + op.name + "' with '" + variant.attr + "' left open"};
-      if (*value == AttrValue{variant.value}) formula = variant.formula;
-    }
-    auto param = [&](const FormulaParam& p) -> std::optional<Expr> {
-      if (p.attr.empty()) return std::nullopt;
-      std::optional<Expr> v = attrs[static_cast<size_t>(p.index)];
-      if (v) return v;
-      if (!std::isfinite(p.none_value)) return std::nullopt;  // an absent clamp bound
-      return number(p.none_value);
-    };
-    std::optional<Expr> alpha = param(facts.alpha), beta = param(facts.beta);
-    Expr x = operand(0);
-    if (is_binary(formula)) return binary(formula, x, operand(1), alpha);
-    return unary(formula, x, alpha, beta);
-  }
-
-  Expr binary(Formula f, const Expr& x, const Expr& y, const std::optional<Expr>& alpha) {
-    auto scaled = [&] { return alpha ? *alpha * y : y; };
-    switch (f) {
-      case Formula::kAdd: return x + scaled();
-      case Formula::kSub: return x - scaled();
-      case Formula::kMul: return x * y;
-      case Formula::kDiv: return x / y;
-      case Formula::kMaximum: return nan_or(x, y, z3::ite(x < y, y, x));
-      case Formula::kMinimum: return nan_or(x, y, z3::ite(y < x, y, x));
-      case Formula::kPow:
-        // x ** 2 is x * x, exactly in float32 too (the reference rounds once from double).
-        if (z3::eq(y, number(2))) return x * x;
-        return function("pow", x, y);
-      default: return function("div_rounded", x, y);
-    }
-  }
-
-  Expr unary(Formula f, const Expr& v, const std::optional<Expr>& alpha,
-             const std::optional<Expr>& beta) {
-    const Expr zero = number(0), one = number(1), six = number(6);
-    // std::max / std::min as the reference kernels call them (NaN in the first operand stays).
-    auto max0 = [&](const Expr& a, const Expr& b) { return z3::ite(a < b, b, a); };
-    auto min0 = [&](const Expr& a, const Expr& b) { return z3::ite(b < a, b, a); };
-    auto exp = [&](const Expr& a) {
-      Expr e = function("exp", a);
-      // What the proofs need of exp: it is positive (1 + exp(-x) is never 0).
-      if (!fp_) constraints_.push_back(e > zero);
-      return e;
-    };
-    switch (f) {
-      case Formula::kNeg: return -v;
-      case Formula::kReciprocal: return one / v;
-      case Formula::kAbs: return fp_ ? z3::abs(v) : z3::ite(v < zero, -v, v);
-      case Formula::kRelu: return z3::ite(v < zero, zero, v);
-      case Formula::kRelu6: return min0(max0(v, zero), six);
-      case Formula::kClamp: {
-        Expr lo = alpha ? max0(v, *alpha) : v;
-        return beta ? min0(lo, *beta) : lo;
-      }
-      case Formula::kLeakyRelu: return z3::ite(zero < v, v, v * need(alpha));
-      case Formula::kElu: return z3::ite(zero < v, v, need(alpha) * (exp(v) - one));
-      case Formula::kHardswish: return v * min0(max0(v + number(3), zero), six) / six;
-      case Formula::kHardsigmoid: return min0(max0(v + number(3), zero), six) / six;
-      case Formula::kSigmoid: return one / (one + exp(-v));
-      case Formula::kSilu: return v / (one + exp(-v));
-      case Formula::kSqrt: return fp_ ? z3::sqrt(v, ctx_.fpa_rounding_mode()) : function("sqrt", v);
-      case Formula::kRsqrt:
-        return one / (fp_ ? z3::sqrt(v, ctx_.fpa_rounding_mode()) : function("sqrt", v));
-      case Formula::kExp: return exp(v);
-      case Formula::kLog: return function("log", v);
-      case Formula::kErf: return function("erf", v);
-      case Formula::kTanh: return function("tanh", v);
-      case Formula::kGelu:
-        return number(0.5) * v * (one + function("erf", v / number(std::sqrt(2.0))));
-      case Formula::kGeluTanh:
-        return number(0.5) * v *
-               (one + function("tanh", number(std::sqrt(2.0 / M_PI)) *
-                                           (v + number(0.044715) * v * v * v)));
-      case Formula::kSoftplus: throw Outside{"softplus (its threshold switch)"};
-      default: throw Outside{"an unknown formula"};
-    }
-  }
-
-  static Expr need(const std::optional<Expr>& param) {
-    if (!param) throw Outside{"a formula parameter without a value"};
-    return *param;
-  }
-
-  /// NaN when either operand is NaN (torch.maximum / minimum), else `value`.
-  Expr nan_or(const Expr& x, const Expr& y, const Expr& value) {
-    if (!fp_) return value;
-    return z3::ite(x.mk_is_nan() || y.mk_is_nan(), ctx_.fpa_nan(ctx_.fpa_sort<32>()), value);
-  }
-
-  /// An uninterpreted function: a proof holds for any, a counterexample is not trusted.
-  template <typename... Args>
-  Expr function(const char* name, const Args&... args) {
-    used_functions_ = true;
-    z3::sort s = fp_ ? ctx_.fpa_sort<32>() : ctx_.real_sort();
-    z3::sort_vector domain(ctx_);
-    (domain.push_back(args.get_sort()), ...);
-    z3::func_decl f = ctx_.function(name, domain, s);
-    return f(args...);
-  }
-
-  // ** conditions and comparison **
-
-  /// The `where` conditions on `$` variables and on constants' elements (`value(w) == 1`);
-  /// conditions on shapes, uses and constness restrict where a rule applies, not what it
-  /// computes, and are left out (a proof without them holds with them). A dtype condition that
-  /// excludes float32 makes the rule outside.
-  void conditions(z3::solver& solver) {
-    for (const Condition& c : rule_.conditions) {
-      if (c.kind == Condition::Kind::kValue) {
-        solver.add(element_condition(c));
-        continue;
-      }
-      if (c.kind != Condition::Kind::kCompare) continue;
-      if (c.lhs.kind == Term::Kind::kDTypeOf) {
-        check_dtype_condition(c);
-        continue;
-      }
-      if (c.lhs.kind != Term::Kind::kAttrVar) continue;
-      Expr v = attr_var(c.lhs.var);
-      auto num = [&](const Term& t) -> std::optional<Expr> {
-        if (t.kind == Term::Kind::kNumber) return number(t.number);
-        if (t.kind == Term::Kind::kAttrVar) return attr_var(t.var);
-        return std::nullopt;
-      };
-      std::optional<Expr> holds;
-      if (c.op == CmpOp::kIn && c.rhs.kind == Term::Kind::kRange && c.rhs.items.size() == 2) {
-        holds = *num(c.rhs.items[0]) <= v && v <= *num(c.rhs.items[1]);
-      } else if (c.op == CmpOp::kIn) {
-        Expr any = ctx_.bool_val(false);
-        for (const Term& item : c.rhs.items) {
-          std::optional<Expr> n = num(item);
-          if (!n) throw Outside{"a condition on a non-number"};
-          any = any || v == *n;
-        }
-        holds = any;
-      } else if (std::optional<Expr> r = num(c.rhs)) {
-        switch (c.op) {
-          case CmpOp::kEq: holds = v == *r; break;
-          case CmpOp::kNe: holds = v != *r; break;
-          case CmpOp::kLt: holds = v < *r; break;
-          case CmpOp::kLe: holds = v <= *r; break;
-          case CmpOp::kGt: holds = v > *r; break;
-          case CmpOp::kGe: holds = v >= *r; break;
-          case CmpOp::kIn: break;
-        }
-      }
-      if (!holds) throw Outside{"a condition the prover does not model: " + c.text};
-      solver.add(c.negated ? !*holds : *holds);
-    }
-  }
-
-  /// `value(w) op rhs` for the element of `w` the terms stand for: every element satisfies it.
-  /// Negated, it says that some element does not, which no single element's term can state.
-  Expr element_condition(const Condition& c) {
-    if (c.negated) throw Outside{"a negated condition on a constant's elements: " + c.text};
-    if (c.values[0].kind != ValueRef::Kind::kVar) throw Outside{"a condition on " + c.text};
-    Expr x = input(rule_.var_names[c.values[0].index]);
-    auto num = [&](const Term& t) {
-      if (t.tolerance > 0) throw Outside{"an element compared within a tolerance: " + c.text};
-      return number(t.kind == Term::Kind::kBool ? (t.flag ? 1.0 : 0.0) : t.number);
-    };
-    // In float32, equality as the matcher tests it: -0 equals 0, NaN equals nothing.
-    auto eq = [&](const Expr& y) { return fp_ ? z3::fp_eq(x, y) : x == y; };
-    switch (c.op) {
-      case CmpOp::kEq: return eq(num(c.rhs));
-      case CmpOp::kNe: return !eq(num(c.rhs));
-      case CmpOp::kLt: return x < num(c.rhs);
-      case CmpOp::kLe: return x <= num(c.rhs);
-      case CmpOp::kGt: return x > num(c.rhs);
-      case CmpOp::kGe: return x >= num(c.rhs);
-      case CmpOp::kIn: break;
-    }
-    if (c.rhs.kind == Term::Kind::kRange && c.rhs.items.size() == 2) {
-      return num(c.rhs.items[0]) <= x && x <= num(c.rhs.items[1]);
-    }
-    Expr any = ctx_.bool_val(false);
-    for (const Term& item : c.rhs.items) any = any || eq(num(item));
-    return any;
-  }
-
-  void check_dtype_condition(const Condition& c) {
-    bool f32 = false;
-    if (c.rhs.kind == Term::Kind::kDType) f32 = c.rhs.dtype == DType::kFloat32;
-    for (const Term& item : c.rhs.items) f32 = f32 || item.dtype == DType::kFloat32;
-    const bool admits = (c.op == CmpOp::kNe) != f32;
-    if (admits == c.negated) throw Outside{"a rule for other dtypes than float32"};
-  }
-
-  /// Equal as the verifier compares: NaN matches NaN, and 0 matches -0.
-  Expr same(const Expr& a, const Expr& b) {
-    if (!fp_) return a == b;
-    return (a.mk_is_nan() && b.mk_is_nan()) || Expr(ctx_, Z3_mk_fpa_eq(ctx_, a, b));
-  }
-
-  bool special_values(z3::model& m, const std::vector<Expr>& lhs, const std::vector<Expr>& rhs) {
-    if (!fp_) return false;
-    auto special = [&](const Expr& e) {
-      Expr v = m.eval(e, true);
-      return m.eval(v.mk_is_nan() || v.mk_is_inf(), true).is_true();
-    };
-    for (const auto& [name, e] : inputs_) {
-      if (special(e)) return true;
-    }
-    for (size_t i = 0; i < lhs.size(); ++i) {
-      if (special(lhs[i]) || special(rhs[i])) return true;
-    }
-    return false;
-  }
-
-  /// A value of the model as a number: reals as decimals, floats as C would print them.
-  std::string text(const Expr& v) {
-    if (v.is_fpa()) {
-      z3::model empty(ctx_);
-      if (empty.eval(v.mk_is_nan(), true).is_true()) return "nan";
-      if (empty.eval(v.mk_is_inf(), true).is_true()) {
-        return empty.eval(v < number(0), true).is_true() ? "-inf" : "inf";
-      }
-      Expr real(ctx_, Z3_mk_fpa_to_real(ctx_, v));
-      return text(empty.eval(real, true));
-    }
-    if (v.is_numeral()) return fmt::format("{:.9g}", v.as_double());
-    return v.to_string();
-  }
-
-  z3::context ctx_;
-  const Rule& rule_;
-  bool fp_;
-  bool used_functions_ = false;
-  bool counterexample_special_ = false;
-  std::vector<size_t> choice_;
-  std::map<std::string, Expr> inputs_;
-  std::map<uint32_t, Expr> nodes_, results_;
-  std::vector<Expr> constraints_;
-};
-
-
-/// The proof for one choice of alternatives.
-ProofResult prove_choice(const Rule& rule, const std::vector<size_t>& choice) {
-  Prover reals(rule, false, choice);
-  std::string counterexample;
-  std::optional<bool> real_equal = reals.equal(&counterexample);
-  if (!real_equal) return {ProofVerdict::kOutside, "the solver could not decide over the reals"};
-  if (!*real_equal) {
-    // A difference that needs exp or erf to be some other function proves nothing.
-    if (reals.used_functions()) {
-      return {ProofVerdict::kOutside, "not proved over the reals with exp, erf, tanh, … "
-                                      "left uninterpreted"};
-    }
-    return {ProofVerdict::kRefuted, "over the reals, " + counterexample};
-  }
-  Prover floats(rule, true, choice);
-  std::optional<bool> float_equal = floats.equal(&counterexample);
-  if (float_equal && *float_equal) return {ProofVerdict::kProved, ""};
-  if (float_equal && floats.counterexample_special() && !floats.used_functions()) {
-    return {ProofVerdict::kRefuted, "in float32, " + counterexample};
-  }
-  return {ProofVerdict::kProvedOverReals, float_equal
-                                              ? "float32 rounding differs, e.g. " + counterexample
+  return {ProofVerdict::kProvedOverReals, floats.equal == false
+                                              ? "float32 rounding differs, e.g. " +
+                                                    floats.counterexample
                                               : "the solver could not decide in float32"};
+}
+
+/// The proof for one choice of alternatives, until `deadline`; `budget` is the rule's time.
+ProofResult prove_choice(const Rule& rule, const std::vector<size_t>& choice, Deadline deadline,
+                         const std::string& budget) {
+  Equality reals = check_equality(rule, false, choice, deadline);
+  if (reals.timed_out) return {ProofVerdict::kOutside, "the proof timed out after " + budget, true};
+  if (reals.equal == true) {
+    return in_float32_after_reals(check_equality(rule, true, choice, deadline), budget);
+  }
+  if (reals.equal == false && reals.functions.empty()) {
+    return {ProofVerdict::kRefuted, "over the reals, " + reals.counterexample};
+  }
+  // Not decided over the reals: a difference that needs exp or erf to be some other function
+  // proves nothing, and neither does the solver giving up.
+  const std::string why =
+      reals.equal == false ? fmt::format("not proved over the reals with {} left uninterpreted",
+                                         fmt::join(reals.functions, ", "))
+                           : "the solver could not decide over the reals";
+  if (!exact_in_float32(reals.functions)) return {ProofVerdict::kOutside, why};
+  // sqrt(x * x) → abs(x) needs sqrt over the reals, and is wrong in float32 at 1e20 (inf).
+  // Asked for a counterexample with an inf or NaN; after a proof over the reals such a one only
+  // counts when the solver finds it first, as an overflow in a reassociation is rounding too.
+  Equality floats = check_equality(rule, true, choice, deadline, /*prefer_special=*/true);
+  if (floats.equal == false && floats.counterexample_special && floats.functions.empty()) {
+    return {ProofVerdict::kRefuted, "in float32, " + floats.counterexample};
+  }
+  if (floats.timed_out) {
+    return {ProofVerdict::kOutside, why + "; the float32 proof timed out after " + budget, true};
+  }
+  if (floats.equal == true) return {ProofVerdict::kOutside, why + "; equal in float32"};
+  return {ProofVerdict::kOutside,
+          why + (floats.equal == false ? "; float32 rounding differs, e.g. " + floats.counterexample
+                                       : "; the solver could not decide in float32")};
 }
 
 constexpr size_t kMaxChoices = 64;  // combinations of alternatives the prover tries
 
 }  // namespace
 
-ProofResult prove_rule(const Rule& rule) {
+ProofResult prove_rule(const Rule& rule, const ProveOptions& options) {
+  const Deadline deadline =
+      std::chrono::steady_clock::now() +
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+          std::chrono::duration<double>(options.timeout_seconds));
+  const std::string budget = fmt::format("{:g} s", options.timeout_seconds);
   try {
     // Every combination of alternatives must hold; the weakest result is the rule's.
     size_t combinations = 1;
@@ -530,9 +95,9 @@ ProofResult prove_rule(const Rule& rule) {
         choice[i] = rest % std::max<size_t>(rule.nodes[i].alts.size(), 1);
         rest /= std::max<size_t>(rule.nodes[i].alts.size(), 1);
       }
-      ProofResult r = prove_choice(rule, choice);
+      ProofResult r = prove_choice(rule, choice, deadline, budget);
       if (r.verdict == ProofVerdict::kRefuted || r.verdict == ProofVerdict::kOutside) return r;
-      if (r.verdict == ProofVerdict::kProvedOverReals) weakest = r;
+      if (r.verdict == ProofVerdict::kProvedOverReals && !weakest.timed_out) weakest = r;
     }
     return weakest;
   } catch (const Outside& o) {

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "dsl/literal.h"
 #include "ruletest/synthesis.h"
@@ -108,12 +109,36 @@ std::optional<SynthesizedGraph> Synth::run(std::string* why) {
   return out;
 }
 
-/// A choice among `n` options: the first in variant 0, then varying with the variant and the
-/// choice point, so that variants differ in different places.
+/// A choice among `n` options: the first in variant 0; otherwise the parity of the variant's
+/// bits under the choice point's own code (a linear code over GF(2)), so that any two choice
+/// points whose codes differ take all four combinations of first/other option within eight
+/// variants. A plain (variant + point) % n ties points an even distance apart together for
+/// ever: both dims of two transposes, or ceil_mode to the kernel size. Past two options, a
+/// hash of variant and point spreads the rest.
 int Synth::choose(int n) {
   if (n <= 1) return 0;
-  int point = points_++;
-  return variant_ == 0 ? 0 : (variant_ + point) % n;
+  const auto point = static_cast<uint32_t>(points_++);
+  if (variant_ == 0) return 0;
+  // Codes 1..7 but for 2 and 4, whose parity would copy the variant bits that pick the shape
+  // size and the extra batch dim; then the same with higher bits for more variants.
+  static constexpr uint32_t kLowCodes[] = {1, 3, 5, 6, 7};
+  const uint32_t code = kLowCodes[point % 5] | ((point / 5) << 3);
+  const auto v = static_cast<uint32_t>(variant_);
+  const int parity = __builtin_popcount(v & code) & 1;
+  if (n == 2) return parity;
+  const uint64_t h = (uint64_t{v} * 0x9E3779B97F4A7C15ull) ^ (uint64_t{point} * 0xC2B2AE3D27D4EB4Full);
+  return static_cast<int>((static_cast<uint64_t>(parity) + 2 * ((h >> 29) % static_cast<uint64_t>(n))) %
+                          static_cast<uint64_t>(n));
+}
+
+double Synth::within_tolerance(const ast::ToleranceExpr& t) {
+  const double value = t.value->float_value;
+  const double off = 0.9 * std::fabs(t.tolerance->float_value);
+  switch (choose(3)) {
+    case 1: return value + off;
+    case 2: return value - off;
+    default: return value;
+  }
 }
 
 void Synth::fail(std::string message) {
@@ -195,13 +220,14 @@ std::optional<SynthValue> Synth::eval(const ast::Expr* e, std::string_view name)
       const auto* u = static_cast<const ast::UnaryExpr*>(e);
       return emit_op(*u->schema, {u->operand}, {}, name, /*operator_sugar=*/true);
     }
-    case ast::NodeKind::kNumber:
-    case ast::NodeKind::kTolerance: {
-      const auto* n = e->kind == ast::NodeKind::kNumber
-                          ? static_cast<const ast::NumberExpr*>(e)
-                          : static_cast<const ast::ToleranceExpr*>(e)->value;
+    case ast::NodeKind::kNumber: {
+      const auto* n = static_cast<const ast::NumberExpr*>(e);
       return SynthValue{SynthValue::Kind::kScalar, std::string(n->spelling), {},
                         Scalar{n->float_value, n->is_int}};
+    }
+    case ast::NodeKind::kTolerance: {
+      const double d = within_tolerance(*static_cast<const ast::ToleranceExpr*>(e));
+      return SynthValue{SynthValue::Kind::kScalar, float_text(d), {}, Scalar{d, false}};
     }
     case ast::NodeKind::kAttrVar: {
       std::string var(static_cast<const ast::AttrVarExpr*>(e)->name);
@@ -300,14 +326,23 @@ std::optional<SynthValue> Synth::emit_op(const OpSchema& s, std::vector<const as
     std::optional<TensorType> t = role_type(s, std::min(i, variadic_begin), pname, vals,
                                             attr_values, &positive);
     if (!t) return false;
+    // Sizes the rule's `dim`/`shape` conditions fix win over the role's (a 1x1 kernel for
+    // `dim(w, 2) == 1`), as they do for operands that no role shapes.
+    if (auto hint = dim_hint_.find(pname); hint != dim_hint_.end()) {
+      const auto rank = static_cast<int>(t->rank());
+      for (auto [dim, size] : hint->second) {
+        const int at = dim < 0 ? dim + rank : dim;
+        if (at >= 0 && at < rank) t->shape[static_cast<size_t>(at)] = size;
+      }
+    }
     vals[i] = define_param(pname, *t, positive);
     return true;
   };
-  // 2. The first operand, which most roles take their shapes from; a `dims` attribute
-  // (permute's) decides its rank, so it is chosen first.
+  // 2. The first operand, which most roles take their shapes from; permute's `dims` lists
+  // every dim, so it decides the rank and is chosen first (flip's and roll's name only some).
   std::optional<AttrValue> early;
   bool early_emit = false;
-  int early_index = s.attr_index("dims");
+  int early_index = s.name == "permute" ? s.attr_index("dims") : -1;
   if (!ins.empty() && !vals[0] && early_index >= 0) {
     early = choose_attr(s, early_index, attrs[early_index], nullptr, &early_emit);
     if (!early) return std::nullopt;

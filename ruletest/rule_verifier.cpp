@@ -295,12 +295,20 @@ void attach_proof(VerifyOutcome& outcome, ProofResult proof) {
   outcome.proof = std::move(proof);
 }
 
+void prove_outcome(VerifyOutcome& outcome, const Rule& rule, const ProveOptions& options) {
+  if (outcome.verdict == Verdict::kFail) {
+    outcome.proof_skipped = true;
+    return;
+  }
+  attach_proof(outcome, prove_rule(rule, options));
+}
+
 std::string format_verify_outcome(const VerifyOutcome& outcome, bool verbose) {
   std::string out;
   const ProofVerdict proof = outcome.proof ? outcome.proof->verdict : ProofVerdict::kOutside;
   switch (outcome.verdict) {
     case Verdict::kPass:
-      out = fmt::format("{} {} ({}, {} graph{}{}{})\n",
+      out = fmt::format("{} {} ({}, {} graph{}{}{}{})\n",
                         proof == ProofVerdict::kProved ? "PROVED" : "PASS", outcome.rule,
                         outcome.location, outcome.checked, outcome.checked == 1 ? "" : "s",
                         outcome.notes.empty() ? ""
@@ -308,6 +316,8 @@ std::string format_verify_outcome(const VerifyOutcome& outcome, bool verbose) {
                                                             outcome.notes.size()),
                         proof == ProofVerdict::kProved            ? "; over the reals and in float32"
                         : proof == ProofVerdict::kProvedOverReals ? "; proved over the reals"
+                                                                  : "",
+                        outcome.proof && outcome.proof->timed_out ? "; " + outcome.proof->detail
                                                                   : "");
       break;
     case Verdict::kFail:
@@ -315,6 +325,9 @@ std::string format_verify_outcome(const VerifyOutcome& outcome, bool verbose) {
                         outcome.detail.rfind("refuted: ", 0) == 0 ? "REFUTED" : "FAIL",
                         outcome.rule, outcome.location,
                         indent_lines(outcome.detail, "  ").substr(2));
+      if (outcome.proof_skipped) {
+        out += "  not proved: the prover does not run once the tests fail\n";
+      }
       break;
     case Verdict::kSkip: {
       std::string first_line = outcome.detail.substr(0, outcome.detail.find('\n'));

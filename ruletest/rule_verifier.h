@@ -5,7 +5,8 @@
 // it fails with a counterexample (the graph, its seed, the element that differs most, shrunk
 // to the smallest failing shapes and simplified inputs, shown with both outputs); it is
 // skipped, with the reason, when no graph could be instantiated, matched and run. Rules of the
-// algebraic fragment are also proved or refuted (rule_prover.h; attach_proof).
+// algebraic fragment are also proved or refuted (rule_prover.h; prove_outcome), unless their
+// tests failed already.
 #pragma once
 
 #include <cstdint>
@@ -43,12 +44,18 @@ struct VerifyOutcome {
   std::vector<std::string> notes;
   /// What the prover found (ruletest/rule_prover.h), once attach_proof() has run.
   std::optional<ProofResult> proof;
+  /// The tests failed, so the prover was not run (prove_outcome).
+  bool proof_skipped = false;
 };
 
 /// Combines `outcome` with the prover's `proof` of the same rule: a refuted rule fails (with
 /// the counterexample) unless a graph failed already; a proved rule passes although no graph
 /// could be run. The verdict of a rule outside the fragment stays the tests'.
 void attach_proof(VerifyOutcome& outcome, ProofResult proof);
+
+/// Runs the prover on `rule` (the lowered form of `outcome`'s rule) and attaches its result,
+/// unless the tests failed: their counterexample stands, and a proof could only take time.
+void prove_outcome(VerifyOutcome& outcome, const Rule& rule, const ProveOptions& options);
 
 /// Verifies `rule` of `set`, which was loaded from `path` (the file the synthesised test
 /// imports). Never fails as a whole: every problem is the rule's outcome.

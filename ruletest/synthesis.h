@@ -54,7 +54,8 @@ class Synth {
   Synth(const dsl::CheckedRule& rule, int variant, ShapeSize size)
       : rule_(*rule.decl), variant_(variant),
         shape_choice_(size == ShapeSize::kVariant ? (variant / 2) % 2 : static_cast<int>(size) + 1),
-        extra_batch_dim_((variant / 4) % 2 == 1), input_dtype_(variant_dtype(variant)) {}
+        extra_batch_dim_((variant / 4) % 2 == 1), input_dtype_(variant_dtype(variant)),
+        generic_rank_(variant % 8 == 1 ? 3 : variant % 8 == 6 ? 2 : 4) {}
 
   std::optional<SynthesizedGraph> run(std::string* why);
 
@@ -64,6 +65,11 @@ class Synth {
   /// A choice among `n` options: the first in variant 0, then varying with the variant and the
   /// choice point, so that variants differ in different places.
   int choose(int n);
+
+  /// The value a literal with a tolerance (`0.5 ~ 0.1`) takes in the graph: the literal in
+  /// variant 0, else at times a value within the tolerance but off the literal (0.41, 0.59),
+  /// which the pattern matches as well and the rule must be right for.
+  double within_tolerance(const ast::ToleranceExpr& t);
 
   void fail(std::string message);
 
@@ -166,6 +172,10 @@ class Synth {
   std::map<std::string, AttrValue> vars_;
   bool wrap_outputs_ = false;
   int rank_override_ = -1;  // the rank of the operand being defined, when an attribute fixes it
+  // The rank of an operand whose role fixes none (elementwise ops, reductions, softmax): 4,
+  // but 3 and 2 in two of every eight variants, so that a rule right only for 4-d inputs
+  // (`mean(x, [-1]) → mean(x, [3])`) fails.
+  int generic_rank_;
 
   std::map<std::string, SynthValue> values_;
   std::vector<std::string> inputs_;

@@ -114,9 +114,8 @@ std::vector<AttrValue> candidates(const AttrSpec& spec, const TensorType* x) {
   if (a == "output_size") return {pair(1), pair(2)};
   if (a == "groups") {
     int64_t c = x != nullptr && x->rank() >= 2 ? x->shape[1] : 4;
-    std::vector<AttrValue> out = {AttrValue{int64_t{1}}, AttrValue{c}};
-    if (c % 2 == 0 && c > 2) out.push_back(AttrValue{int64_t{2}});
-    return out;
+    if (c % 2 == 0 && c > 2) return {AttrValue{int64_t{1}}, AttrValue{c}, AttrValue{int64_t{2}}};
+    return {AttrValue{int64_t{1}}, AttrValue{c}};
   }
   if (a == "eps") return {AttrValue{1e-5}, AttrValue{1e-3}};
   // Training too: a rule whose training-mode instances cannot run is not verified there.
@@ -146,7 +145,9 @@ std::vector<AttrValue> candidates(const AttrSpec& spec, const TensorType* x) {
   }
   if (a == "dim0") return {AttrValue{int64_t{0}}, AttrValue{int64_t{1}}};
   if (a == "dim1") return {AttrValue{rank - 1}, AttrValue{int64_t{rank > 2 ? rank - 2 : 0}}};
-  if (a == "dim" && spec.type == AttrType::kInts) return {AttrValue{std::vector<int64_t>{-1}}};
+  if (a == "dim" && spec.type == AttrType::kInts) {
+    return {AttrValue{std::vector<int64_t>{-1}}, AttrValue{std::vector<int64_t>{1}}};
+  }
   if (a == "dim") return {AttrValue{int64_t{-1}}, AttrValue{int64_t{1}}};
   if (a == "start_dim") return {AttrValue{int64_t{1}}};
   if (a == "end_dim") return {AttrValue{int64_t{-1}}};
@@ -156,11 +157,14 @@ std::vector<AttrValue> candidates(const AttrSpec& spec, const TensorType* x) {
     if (std::optional<AttrValue> other = other_than_default(spec)) return {spec.default_value, *other};
     return {spec.default_value};
   }
+  // No default, or None: two values where a type has two obvious ones, so that a rule that
+  // drops an optional attribute (interpolate's align_corners) or mixes up two (clamp's min
+  // and max, one of -0.5 and 0.5 each) fails.
   switch (spec.type) {
-    case AttrType::kBool: return {AttrValue{false}};
+    case AttrType::kBool: return {AttrValue{false}, AttrValue{true}};
     case AttrType::kInt: return {AttrValue{int64_t{1}}};
     case AttrType::kFloat:
-    case AttrType::kScalar: return {AttrValue{0.5}};
+    case AttrType::kScalar: return {AttrValue{0.5}, AttrValue{-0.5}};
     case AttrType::kString: return {AttrValue{std::string("none")}};
     case AttrType::kInts:
       return {AttrValue{std::vector<int64_t>(std::max(spec.fixed_length, 1), 1)}};
@@ -221,7 +225,7 @@ std::optional<TensorType> Synth::role_type(const OpSchema& s, size_t index,
       return tensor(Shape(other->shape.end() - rank, other->shape.end()));
     }
   }
-  return tensor(default_shape(rank_of(name, s.in_class("shape") ? 3 : 4), name));
+  return tensor(default_shape(rank_of(name, s.in_class("shape") ? 3 : generic_rank_), name));
 }
 
 std::optional<TensorType> Synth::input_role_type(const OpSchema& s, OperandRole role,
@@ -287,8 +291,9 @@ std::optional<AttrValue> Synth::list_with_vars(const ast::ListExpr& list, const 
   // An item takes the values the attribute's candidates have at that place: stride's [1, 1]
   // and [2, 2] give an item 1 or 2.
   const bool ints = spec.type == AttrType::kInts;
+  const std::vector<AttrValue> listed = candidates(spec, x);
   std::vector<AttrValue> items;
-  for (const AttrValue& c : candidates(spec, x)) {
+  for (const AttrValue& c : listed) {
     for (size_t i = 0; attr_list_size(c) && i < *attr_list_size(c); ++i) {
       AttrValue item = *attr_list_item(c, i);
       if (!ints) item = AttrValue{*numeric(item)};
@@ -298,14 +303,33 @@ std::optional<AttrValue> Synth::list_with_vars(const ast::ListExpr& list, const 
     }
   }
   if (items.empty()) items.push_back(ints ? AttrValue{int64_t{1}} : AttrValue{0.5});
+  // A list that is a whole (reshape's shape, permute's dims) takes its items from one
+  // candidate of its length, or the sizes would not multiply out; stride's items vary apart.
+  std::vector<AttrValue> fitting;
+  const AttrValue* whole = nullptr;
+  if (spec.name == "shape" || spec.name == "sizes" || spec.name == "dims") {
+    for (const AttrValue& c : listed) {
+      if (attr_list_size(c) == list.items.size()) fitting.push_back(c);
+    }
+    if (!fitting.empty()) whole = &fitting[static_cast<size_t>(choose(static_cast<int>(fitting.size())))];
+  }
   std::vector<int64_t> int_list;
   std::vector<double> float_list;
-  for (const ast::Expr* e : list.items) {
+  for (size_t i = 0; i < list.items.size(); ++i) {
+    const ast::Expr* e = list.items[i];
+    std::vector<AttrValue> pool;
+    if (whole == nullptr) {
+      pool = items;
+    } else if (ints) {
+      pool.push_back(*attr_list_item(*whole, i));
+    } else {
+      pool.emplace_back(*numeric(*attr_list_item(*whole, i)));
+    }
     std::optional<AttrValue> item;
     if (const auto* var = ast::dyn_cast<ast::AttrVarExpr>(e)) {
-      item = choose_var(std::string(var->name), items);
+      item = choose_var(std::string(var->name), pool);
     } else if (e->kind == ast::NodeKind::kWildcard) {
-      item = items[choose(static_cast<int>(items.size()))];
+      item = pool[static_cast<size_t>(choose(static_cast<int>(pool.size())))];
     } else {
       item = literal_value(e);
     }
@@ -353,6 +377,10 @@ std::optional<AttrValue> Synth::choose_attr(const OpSchema& s, size_t index, con
              (spec.type == AttrType::kInts || spec.type == AttrType::kFloats)) {
     value = list_with_vars(*static_cast<const ast::ListExpr*>(arg->value), spec, x);
     if (!value) return std::nullopt;
+  } else if (const auto* tol = ast::dyn_cast<ast::ToleranceExpr>(arg->value);
+             tol != nullptr && (spec.type == AttrType::kFloat || spec.type == AttrType::kScalar)) {
+    const double shifted = within_tolerance(*tol);
+    value.emplace(shifted);
   } else {
     value = literal_value(arg->value);
   }

@@ -9,7 +9,11 @@
 namespace graft::runtime {
 
 std::vector<float> special_value_pool(const std::vector<float>& extra, bool non_finite) {
-  std::vector<float> pool = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, -0.5f, 1e4f, -1e4f};
+  // Magnitudes far from the usual too: 1e12, past where exp overflows and softmax underflows
+  // even after a scale of 1e-3, yet whose squares and cubes are finite (a hand-written
+  // layer norm or GELU does not overflow where the fused op would not), and 1e-20.
+  std::vector<float> pool = {0.0f, -0.0f, 1.0f,   -1.0f,   0.5f,    -0.5f,
+                             1e4f, -1e4f, 1e12f, -1e12f, 1e-20f, -1e-20f};
   auto add = [&](float v) {
     // Bitwise, so that 0 and -0 are both kept.
     auto same = [&](float p) { return std::signbit(p) == std::signbit(v) && p == v; };

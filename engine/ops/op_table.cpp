@@ -81,12 +81,15 @@ std::vector<OpDef> builtin_op_defs() {
        "matrix product with torch.matmul's 1-d and batch broadcasting rules",
        family(kMatmul, {kMatmulInput, kMatmulOther})},
       // torch 2.1's F.scaled_dot_product_attention; a bool attn_mask is True where a query
-      // may attend. dropout_p must be 0 (it drops at random even in eval mode).
+      // may attend. dropout_p must be 0 (it drops at random even in eval mode). mask_fill is
+      // graft's: the score a bool or causal mask gives a hidden key, so that code filling with
+      // a finite value (-1e9, finfo.min) keeps its function on a row masked everywhere.
       {"scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, "
-       "Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, float? scale=None)",
+       "Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, float? scale=None, "
+       "float mask_fill=-inf)",
        {"matmul"}, scaled_dot_product_attention,
        "softmax(query @ key.transpose(-2, -1) * scale + mask, -1) @ value; scale defaults to "
-       "1 / sqrt(E), is_causal masks key j > query i",
+       "1 / sqrt(E), is_causal masks key j > query i, a masked score is mask_fill",
        family(kAttention, {kSequence, kElement, kElement, kScores})},
 
       // ** normalization **

@@ -110,7 +110,8 @@ def _fused(graph, torch, op: str, args: List[Any], kwargs: Dict[str, Any]):
 
 def _attention(graph, torch, node, args: List[Any], kwargs: Dict[str, Any]):
     """scaled_dot_product_attention as the torch ops of torch 2.1's definition (torch 1.13 has
-    no F.scaled_dot_product_attention): softmax(q @ k^T * scale + mask, -1) @ v."""
+    no F.scaled_dot_product_attention): softmax(q @ k^T * scale + mask, -1) @ v, where a bool or
+    causal mask gives a hidden key the score mask_fill."""
     q, k, v, mask = (args + [None] * 4)[:4]
     if kwargs.get("dropout_p"):
         raise _graft.GraftError(f"to_graph_module: node '{node.name}' has dropout_p > 0, which "
@@ -135,7 +136,8 @@ def _attention(graph, torch, node, args: List[Any], kwargs: Dict[str, Any]):
     if mask is not None:
         if kwargs.get("is_causal") or mask.meta["graft_dtype"] == "bool":
             hidden = graph.call_function(torch.logical_not, (mask,))
-            scores = graph.call_method("masked_fill", (scores, hidden, float("-inf")))
+            fill = kwargs.get("mask_fill", float("-inf"))
+            scores = graph.call_method("masked_fill", (scores, hidden, fill))
         else:
             scores = graph.call_function(operator.add, (scores, mask))
     weights = graph.call_function(torch.nn.functional.softmax, (scores, -1))

@@ -3,11 +3,12 @@
 // softmax (the row's maximum and sum so far rescale what is accumulated) and multiplied into
 // the output rows (sgemm again). The L x S score matrix never exists beyond one block, so
 // memory traffic stays linear in the sequence; a causal mask (is_causal, or a constant mask of
-// that pattern) skips the key blocks it hides.
+// that pattern) skips the key blocks it hides, unless a finite mask_fill would give them weight.
 // Blocks run in parallel on the OpenMP threads the runtime was given; each has its own slice
 // of the shared scratchpad.
 #include <omp.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -118,6 +119,7 @@ struct AttentionGeometry {
   Shape batch;                         // the output's batch dims
   int64_t l = 0, s = 0, e = 0, ev = 0;
   float scale = 1;
+  float fill = -std::numeric_limits<float>::infinity();  // a hidden key's score (mask_fill)
   bool causal = false;
   MaskKind mask = MaskKind::kNone;
   std::vector<int64_t> q, k, v, m;     // aligned strides at the output's rank
@@ -141,19 +143,19 @@ std::array<int64_t, 4> batch_offsets(const AttentionGeometry& g, int64_t t) {
 /// Masks one block of scores (rows i0.., keys j0..; `ld` floats per row).
 void mask_block(const AttentionGeometry& g, const void* mask, int64_t mask_offset, float* scores,
                 int64_t ld, int64_t i0, int64_t rows, int64_t j0, int64_t cols) {
-  constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
+  const float fill = g.fill;
   const size_t r = g.q.size();
   const int64_t mi = g.m[r - 2], mj = g.m[r - 1];
   for (int64_t a = 0; a < rows; ++a) {
     float* row = scores + a * ld;
     const int64_t i = i0 + a;
     if (g.causal) {
-      for (int64_t b = std::max<int64_t>(0, i + 1 - j0); b < cols; ++b) row[b] = kMinusInf;
+      for (int64_t b = std::max<int64_t>(0, i + 1 - j0); b < cols; ++b) row[b] = fill;
     }
     const int64_t base = mask_offset + i * mi + j0 * mj;
     if (g.mask == MaskKind::kBool) {
       const auto* m = static_cast<const uint8_t*>(mask) + base;
-      for (int64_t b = 0; b < cols; ++b) row[b] = m[b * mj] ? row[b] : kMinusInf;
+      for (int64_t b = 0; b < cols; ++b) row[b] = m[b * mj] ? row[b] : fill;
     } else if (g.mask == MaskKind::kFloat) {
       const float* m = static_cast<const float*>(mask) + base;
       for (int64_t b = 0; b < cols; ++b) row[b] += m[b * mj];
@@ -175,10 +177,8 @@ void attend(const AttentionGeometry& g, const float* q, const float* k, const fl
   std::fill(top, top + rows, kMinusInf);
   std::fill(sum, sum + rows, 0.0f);
   std::fill(o, o + rows * g.ev, 0.0f);
-  // A causal mask hides every key after the block's last row.
-  const int64_t keys = g.causal ? std::min(g.s, i0 + rows) : g.s;
-  for (int64_t j0 = 0; j0 < keys; j0 += kKeyBlock) {
-    const int64_t cols = std::min(kKeyBlock, keys - j0);
+  // Folds keys j0 .. j0 + cols into the running softmax and the output rows.
+  auto fold_keys = [&](int64_t j0, int64_t cols) {
     dnnl_sgemm('N', 'T', rows, cols, g.e, g.scale, q + off[0] + i0 * g.q[r - 2], g.q[r - 2],
                k + off[1] + j0 * g.k[r - 2], g.k[r - 2], 0.0f, scores, cols);
     if (g.causal || g.mask != MaskKind::kNone) {
@@ -200,6 +200,17 @@ void attend(const AttentionGeometry& g, const float* q, const float* k, const fl
     }
     dnnl_sgemm('N', 'N', rows, g.ev, cols, 1.0f, scores, cols, v + off[2] + j0 * g.v[r - 2],
                g.v[r - 2], 1.0f, o, g.ev);
+  };
+  // A causal mask hides every key after the block's last row. With a finite fill those keys
+  // still weigh exp(fill - top) each: they are skipped only where that is 0 in every row (the
+  // exp above is 0 below -87), else folded in as well (a NaN fill too, which makes NaN).
+  const int64_t keys = g.causal ? std::min(g.s, i0 + rows) : g.s;
+  for (int64_t j0 = 0; j0 < keys; j0 += kKeyBlock) fold_keys(j0, std::min(kKeyBlock, keys - j0));
+  auto weighs = [&](float row_top) { return !(g.fill - row_top < -87.0f); };
+  if (keys < g.s && g.fill != kMinusInf && std::any_of(top, top + rows, weighs)) {
+    for (int64_t j0 = keys; j0 < g.s; j0 += kKeyBlock) {
+      fold_keys(j0, std::min(kKeyBlock, g.s - j0));
+    }
   }
   for (int64_t a = 0; a < rows; ++a) {
     // All keys masked: 0 / 0, NaN, as torch's softmax of a row of -inf. No keys at all: the
@@ -257,8 +268,9 @@ std::optional<KernelPlan> build_attention(KernelContext& ctx) {
   const Operand& mask = ctx.operand(3);
   auto dropout = ctx.float_attr("dropout_p");
   auto causal = ctx.bool_attr("is_causal");
+  auto mask_fill = ctx.float_attr("mask_fill");
   const AttrValue* scale = ctx.attr("scale");
-  if (!dropout || !causal || !scale) return std::nullopt;
+  if (!dropout || !causal || !scale || !mask_fill) return std::nullopt;
   if (!q.is_tensor() || !k.is_tensor() || !v.is_tensor()) return ctx.not_implemented("a scalar operand");
   auto f32 = [](const Operand& o) { return o.type.dtype == DType::kFloat32; };
   if (!f32(q) || !f32(k) || !f32(v) || ctx.out().dtype != DType::kFloat32 ||
@@ -278,13 +290,21 @@ std::optional<KernelPlan> build_attention(KernelContext& ctx) {
                                    ? std::get<double>(*scale)
                                    : 1.0 / std::sqrt(static_cast<double>(g.e)));
   g.causal = *causal;
+  // Rounded to float32 as masked_fill's value is; beyond float32's range (torch refuses it) an
+  // infinity.
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  g.fill = std::abs(*mask_fill) > std::numeric_limits<float>::max()
+               ? (*mask_fill > 0 ? kInf : -kInf)
+               : static_cast<float>(*mask_fill);
   g.q = broadcast_strides(q.shape(), rank);
   g.k = broadcast_strides(k.shape(), rank);
   g.v = broadcast_strides(v.shape(), rank);
   g.m.assign(rank, 0);
   // A constant causal mask (a buffer sliced and compared, folded at compile time) is is_causal:
-  // the key blocks it hides are skipped instead of computed and masked.
+  // the key blocks it hides are skipped instead of computed and masked. A float one hides with
+  // -inf whatever mask_fill is, so with a finite fill only a bool one is is_causal.
   const bool causal_mask = mask.is_tensor() && mask.constant != nullptr &&
+                           (mask.type.dtype == DType::kBool || g.fill == -kInf) &&
                            is_causal_constant(*mask.constant, g.l, g.s);
   if (causal_mask) {
     g.causal = true;

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Unit tests of the exporter's pieces: symbolic dims (tools/export/symbols.py), the
 source-line filter (source_lines.py), the capture's naming of parameters and inputs
-(aten_capture.py), the ATen path's runs at batch 1 (aten_converter.py), the drawing of all-zero
-weights (models.py) and compare.py's refusal of an all-zero reference.
+(aten_capture.py), the ATen path's runs at batch 1 (aten_converter.py), einsum as matmul
+(einsum_lowering.py), the drawing of all-zero weights (models.py) and compare.py's refusal of
+an all-zero reference.
 
     exporter_unit_test.py SOURCE_DIR
 """
@@ -24,7 +25,8 @@ import torch.nn as nn  # noqa: E402
 import torchvision  # noqa: E402
 
 import export  # noqa: E402
-from export import aten_capture, aten_converter, models, source_lines  # noqa: E402
+from export import aten_capture, aten_converter, einsum_lowering, models  # noqa: E402
+from export import source_lines  # noqa: E402
 from export.builder import GraphBuilder, TensorInfo  # noqa: E402
 from export.files import safetensors_bytes  # noqa: E402
 from export.common import Dependent, ExportError, Ref, Unsupported  # noqa: E402
@@ -348,6 +350,44 @@ class SafetensorsTest(unittest.TestCase):
         self.assertEqual(header["t"]["shape"], [3, 2])
         self.assertEqual(np.frombuffer(data[start:start + 24], dtype=np.float32).tolist(),
                          [0, 3, 1, 4, 2, 5])
+
+
+class EinsumLoweringTest(unittest.TestCase):
+    def test_one_matrix_product_per_batch_element_equals_einsum(self):
+        g = torch.Generator().manual_seed(0)
+        q, k = torch.randn(2, 3, 5, 4, generator=g), torch.randn(2, 3, 6, 4, generator=g)
+        p, v = torch.randn(2, 3, 5, 6, generator=g), torch.randn(2, 3, 6, 7, generator=g)
+        cases = [("bhqd,bhkd->bhqk", q, k), ("bhqk,bhkd->bhqd", p, v),
+                 ("bqhd,bkhd->bhqk", q.transpose(1, 2), k.transpose(1, 2)),
+                 ("bhqk,bkhd->bqhd", p, v.transpose(1, 2)), ("bhqd,bhkd->bhkq", q, k),
+                 ("ij,jk->ik", q[0, 0], k[0, 0].T), ("b i j , b j k -> b i k", q[0], k[0].mT)]
+        for equation, a, b in cases:
+            with self.subTest(equation=equation):
+                lowered = einsum_lowering.as_matmul(equation, a, b)
+                self.assertIsNotNone(lowered)
+                torch.testing.assert_close(lowered, torch.einsum(equation, a, b))
+
+    def test_keys_are_written_as_a_transpose(self):
+        calls = []
+
+        class Record(torch.overrides.TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                calls.append(getattr(func, "__name__", str(func)))
+                return func(*args, **(kwargs or {}))
+
+        q, k = torch.ones(1, 2, 3, 4), torch.ones(1, 2, 5, 4)
+        with Record():
+            einsum_lowering.as_matmul("bhqd,bhkd->bhqk", q, k)
+        self.assertEqual([c for c in calls if c != "dim"], ["transpose", "matmul"])
+
+    def test_other_equations_are_left_to_torch(self):
+        x = torch.ones(2, 3)
+        for equation, operands in [("ij,ij->ij", (x, x)), ("ij,jk", (x, x.T)),
+                                   ("...i,...i->...", (x, x)), ("ii,ij->ij", (x[:, :2], x)),
+                                   ("ij,jk,kl->il", (x, x.T, x)), ("bij,bjk->bik", (x, x.T))]:
+            with self.subTest(equation=equation):
+                self.assertIsNone(einsum_lowering.lower(torch.functional.einsum,
+                                                        (equation,) + operands, None))
 
 
 class ZeroWeightsTest(unittest.TestCase):

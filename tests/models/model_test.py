@@ -6,16 +6,18 @@ with PyTorch (compare.py).
     model_test.py --rewrite BIN --source-dir SRC --work DIR SPEC [--batch B] [--rules R]
                   [--rtol X] [--atol Y] [--scaled-atol S] [--input-shape D,D,...]
                   [--capture auto|fx|aten] [--dynamic-dim T=INPUT:DIM --run-at T=V ...]
+                  [--expect-count OP=N ...]
 
 SPEC is an export_fx.py model spec (torchvision:resnet18, FILE.py:FACTORY). Everything is
 written below --work, which is recreated. The rules must remove every batch_norm and
-dropout (--expect-gone), so that "after the rules" tests the rewritten graph. BatchNorm
-statistics are randomized (--randomize-norm-stats) so that a wrong conv-bn fold changes the
-numbers, and all-zero weights (ViT's head) are drawn at random (--randomize-zero-weights) so
-that the outputs depend on the whole model. With --dynamic-dim the model is exported once
-with that symbolic dim, and each --run-at runs both graphs again with the symbol at another
-size, against PyTorch on the same weights and the example inputs cut or tiled to that size
-(resized_reference.py); N=B there resizes the symbolic batch.
+dropout (--expect-gone), so that "after the rules" tests the rewritten graph; --expect-count
+says how many of an op the rewritten graph must have (the attentions a model's spelling must
+become). BatchNorm statistics are randomized (--randomize-norm-stats) so that a wrong conv-bn
+fold changes the numbers, and all-zero weights (ViT's head) are drawn at random
+(--randomize-zero-weights) so that the outputs depend on the whole model. With --dynamic-dim
+the model is exported once with that symbolic dim, and each --run-at runs both graphs again
+with the symbol at another size, against PyTorch on the same weights and the example inputs
+cut or tiled to that size (resized_reference.py); N=B there resizes the symbolic batch.
 """
 import argparse
 import json
@@ -64,6 +66,8 @@ def main():
                              "batch the ATen capture cannot keep symbolic)")
     parser.add_argument("--expect-gone", default="batch_norm,dropout",
                         help="ops the rules must remove (comma-separated; empty for none)")
+    parser.add_argument("--expect-count", action="append", default=[],
+                        help="OP=N: the rewritten graph has exactly N calls of OP (repeatable)")
     parser.add_argument("--dynamic-dim", action="append", default=[],
                         help="export_fx.py's --dynamic-dim NAME=INPUT:DIM")
     parser.add_argument("--run-at", action="append", default=[], type=resized_reference.parse_dims,
@@ -109,6 +113,10 @@ def main():
     if left:
         sys.exit("model_test.py: the rules left %s" % ", ".join("%d %s" % (after[op], op)
                                                                for op in left))
+    for expected in args.expect_count:
+        op, count = expected.split("=")
+        if after[op] != int(count):
+            sys.exit("model_test.py: the rules left %d %s, expected %s" % (after[op], op, count))
 
     # (label suffix, directory of the reference, --input arguments) per size
     sizes = [("", model_dir, inputs)]

@@ -374,9 +374,10 @@ class GraphGen {
   }
 
   /// Self-attention over x's rows (…, L, F): softmax(x @ (x W)^T, scaled by `* c`, `/ d` or
-  /// not, plus a float mask, a causal -inf fill (masked_fill or where) or neither) @ x, with the
-  /// last dims counted from the end or the front: the attention rules and the spellings they
-  /// normalise. The near-misses: a softmax over the queries, a shared interior value.
+  /// not, plus a float mask, a causal fill of -inf or a finite number (masked_fill or where) or
+  /// neither) @ x, with the last dims counted from the end or the front: the attention rules and
+  /// the spellings they normalise (keys transposed by a permute too). The near-misses: a
+  /// softmax over the queries, a shared interior value.
   Node* attention_block(Node* x) {
     const int64_t rank = rank_of(x);
     if (rank < 2) return x;
@@ -385,6 +386,15 @@ class GraphGen {
     Ints last = rng_.pick({Ints{-2, -1}, Ints{-1, -2}, Ints{rank - 2, rank - 1},
                            Ints{rank - 1, rank - 2}});
     Node* kt = op("transpose", {in(k)}, {{"dim0", last[0]}, {"dim1", last[1]}});
+    if (rank == 3 && rng_.chance(0.3)) {  // k.permute(0, 2, 1)
+      kt = op("permute", {in(k)}, {{"dims", Ints{0, 2, 1}}});
+    } else if (rank == 4 && rng_.chance(0.3)) {
+      // k.permute(0, 1, 3, 2), or keys (batch, S, heads, E) permuted into (batch, heads, E, S)
+      kt = rng_.chance(0.5)
+               ? op("permute", {in(k)}, {{"dims", Ints{0, 1, 3, 2}}})
+               : op("permute", {in(op("permute", {in(k)}, {{"dims", Ints{0, 2, 1, 3}}}))},
+                    {{"dims", Ints{0, 2, 3, 1}}});
+    }
     Node* s = op("matmul", {in(x), in(kt)});
     maybe_share(s);
     switch (rng_.below(3)) {
@@ -392,17 +402,19 @@ class GraphGen {
       case 1: s = op("div", {in(s), scalar(rng_.uniform(2.0, 4.0))}); break;
       default: break;
     }
+    const double fills[] = {-INFINITY, -1e9, -1e4};
+    const double fill = rng_.pick(fills);
     switch (rng_.below(5)) {
       case 0: s = binary("add", in(s), in(param("mask", {l, l}, -1.0, 0.0))); break;
-      case 1: s = op("masked_fill", {in(s), in(causal_hidden(l))}, {{"value", -INFINITY}}); break;
-      case 2: {  // torch.where(keep, s, -inf)
+      case 1: s = op("masked_fill", {in(s), in(causal_hidden(l))}, {{"value", fill}}); break;
+      case 2: {  // torch.where(keep, s, fill)
         Node* keep = op("logical_not", {in(causal_hidden(l))});
-        s = op("where", {in(keep), in(s), scalar(-INFINITY)});
+        s = op("where", {in(keep), in(s), scalar(fill)});
         break;
       }
-      case 3: {  // masked_fill(s, ~keep, -inf)
+      case 3: {  // masked_fill(s, ~keep, fill)
         Node* keep = op("logical_not", {in(causal_hidden(l))});
-        s = op("masked_fill", {in(s), in(op("logical_not", {in(keep)}))}, {{"value", -INFINITY}});
+        s = op("masked_fill", {in(s), in(op("logical_not", {in(keep)}))}, {{"value", fill}});
         break;
       }
       default: break;

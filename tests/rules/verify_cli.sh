@@ -10,10 +10,16 @@
 #              controls pass
 #   attributes rules right only at an attribute's default fail; a control passes
 #   rank-dtype rules right for float32 or matrices only fail on int64 / batched variants
+#   coverage   rules wrong only for two attributes that differ, an optional attribute set, a
+#              literal off by less than its tolerance, 3-d inputs or magnitudes past 1e5 fail;
+#              controls (torch's x ** 0.5 as sqrt, also at -inf and -0; a 1x1 convolution
+#              without its dilation, the kernel size fixed by `dim` conditions) pass
 #   half       rules conditioned on float16/bfloat16 run on half graphs: wrong ones fail, the
 #              controls (right at the half format's precision) pass
 #   instantiable a strict bound on a variable and a positional attribute before operands verify
 #   unrunnable a rule that also rewrites graphs the runtime cannot run is not verified (SKIP)
+#   prover     the prover stops at --prove-timeout, is not run once the tests fail, takes
+#              attributes as finite numbers and refutes sqrt(x * x) -> abs(x) in float32
 #   usage      a bad flag is a usage error (exit 2)
 set -u
 rewrite=$1
@@ -92,6 +98,23 @@ case $case_name in
     expect_line "^PASS linear_as_matmul \\($rank_dtype:[0-9]+, [0-9]+ graphs"
     expect_line "^2 verified \\(1 proved\\), 2 failed, 0 skipped$"
     ;;
+  coverage)
+    coverage=tests/rules/data/wrong_coverage.rules
+    verify_exits 1 "$coverage"
+    for rule in transposes_cancel flips_cancel interpolate_drops_align_corners loose_literal \
+                naive_softplus; do
+      expect_line "^FAIL $rule \\($coverage:[0-9]+\\): counterexample"
+    done
+    # The replacement does not fit some instances at all (an output size, a dim out of range).
+    for rule in max_pool_drops_ceil_mode softmax_last_is_3; do
+      expect_line "^FAIL $rule \\($coverage:[0-9]+\\): the rewrite failed on graph [0-9]+"
+    done
+    for rule in pow_half_is_sqrt pow_minus_half_is_rsqrt same_transpose_twice; do
+      expect_line "^PASS $rule \\($coverage:[0-9]+, 8 graphs\\)"
+    done
+    expect_line "^PASS conv_1x1_drops_dilation \\($coverage:[0-9]+, [0-9]+ graphs"
+    expect_line "^4 verified, 7 failed, 0 skipped$"
+    ;;
   half)
     half=tests/rules/data/wrong_half.rules
     verify_exits 1 "$half"
@@ -121,6 +144,20 @@ case $case_name in
     expect_line "^PROVED remove_dropout_eval \\($unrunnable:[0-9]+, [0-9]+ graphs"
     expect_line "^PROVED remove_dropout_p0 \\($unrunnable:[0-9]+, [0-9]+ graphs"
     expect_line "^2 verified \\(2 proved\\), 0 failed, 1 skipped$"
+    ;;
+  prover)
+    limits=tests/rules/data/prover_limits.rules
+    # The float32 proof of the slow rule runs until the timeout, then the tests' PASS stands.
+    start=$SECONDS
+    verify_exits 0 "$limits" --filter slow_ --prove-timeout 0.5
+    [ $((SECONDS - start)) -lt 10 ] || fail "verify took $((SECONDS - start)) s with --prove-timeout 0.5"
+    expect_line "^PASS slow_leaky_as_relus \\($limits:[0-9]+, [0-9]+ graphs.*; proved over the reals; the float32 proof timed out after 0.5 s\\)$"
+    verify_exits 1 "$limits" --filter limits_
+    expect_line "^FAIL limits_reciprocal_add_zero \\($limits:[0-9]+\\): counterexample"
+    expect_line "^  not proved: the prover does not run once the tests fail$"
+    expect_line "^REFUTED limits_sqrt_of_square \\($limits:[0-9]+\\): refuted: in float32, x = .*: pattern inf, replacement "
+    expect_line "^PROVED limits_add_zero_open_alpha \\($limits:[0-9]+, [0-9]+ graphs; over the reals and in float32\\)$"
+    expect_line "^1 verified \\(1 proved\\), 2 failed, 0 skipped$"
     ;;
   filter)
     # A skipped rule was not checked: it fails the run unless --allow-skip; --graphs and --seed

@@ -1,9 +1,11 @@
 // The prover of the algebraic fragment: sound identities are proved (over the reals and in
 // float32, or over the reals only where float32 rounding differs), wrong rules refuted with a
-// counterexample, and what the prover does not model is left to the tests.
+// counterexample, and what the prover does not model, or does not decide in time, is left to
+// the tests.
 #include "ruletest/rule_prover.h"
 
 #include <catch2/catch.hpp>
+#include <chrono>
 
 #include "dsl/lower.h"
 #include "tests/dsl/rules_testing.h"
@@ -13,8 +15,12 @@ using ruletest::ProofVerdict;
 
 namespace {
 
+/// Time enough for every proof below on a loaded machine: a verdict must not depend on the load.
+constexpr ruletest::ProveOptions kPatient{.timeout_seconds = 600};
+
 /// The proof of the one rule in `text`.
-ruletest::ProofResult prove(const std::string& text) {
+ruletest::ProofResult prove(const std::string& text,
+                            const ruletest::ProveOptions& options = kPatient) {
   testing::LoadedRules loaded = testing::load_rules(text);
   INFO(loaded.diagnostics);
   REQUIRE(loaded.set.has_value());
@@ -22,7 +28,7 @@ ruletest::ProofResult prove(const std::string& text) {
   std::optional<RuleSet> rules = dsl::lower(*loaded.set, *loaded.sources, diags);
   REQUIRE(rules.has_value());
   REQUIRE(rules->rules.size() == 1);
-  return ruletest::prove_rule(rules->rules[0]);
+  return ruletest::prove_rule(rules->rules[0], options);
 }
 
 std::string rule(const std::string& pattern, const std::string& replacement,
@@ -90,4 +96,70 @@ TEST_CASE("rules the prover does not model are left to the tests, with the reaso
   // x * sigmoid(x) is silu(x) over the reals (exp is positive); float32 rounds differently.
   ruletest::ProofResult silu = prove(rule("x * sigmoid(x) + y", "silu(x) + y"));
   CHECK(silu.verdict == ProofVerdict::kProvedOverReals);
+}
+
+TEST_CASE("the prover tells the rounded divisions apart", "[ruletest][prover]") {
+  // Over the reals each is its own uninterpreted function; in float32 trunc(-1 / 2) is -0 and
+  // floor(-1 / 2) is -1, a difference without an inf or NaN, so the tests decide (whether the
+  // search for one with an inf or NaN ends in time or not).
+  ruletest::ProofResult trunc_floor =
+      prove(rule("div(x, y, rounding_mode=\"trunc\")", "div(x, y, rounding_mode=\"floor\")"),
+            ruletest::ProveOptions{.timeout_seconds = 3});
+  CHECK(trunc_floor.verdict == ProofVerdict::kOutside);
+  CHECK_THAT(trunc_floor.detail, Catch::Contains("div_floor, div_trunc left uninterpreted"));
+  CHECK(prove(rule("div(x, y, rounding_mode=\"floor\")", "div(x, y, rounding_mode=\"floor\")"))
+            .verdict == ProofVerdict::kProved);
+}
+
+TEST_CASE("the prover refutes in float32 what it leaves open over the reals only for sqrt",
+          "[ruletest][prover]") {
+  // sqrt(x * x) is |x| over the reals, but x * x overflows in float32 from 1.9e19 on.
+  ruletest::ProofResult square_root = prove(rule("sqrt(x * x) + y", "abs(x) + y"));
+  CHECK(square_root.verdict == ProofVerdict::kRefuted);
+  CHECK_THAT(square_root.detail, Catch::StartsWith("in float32, ") && Catch::Contains("inf"));
+  // sqrt(x) is never below 0 in float32 (sqrt(-0) is -0, sqrt(-1) NaN), but an uninterpreted
+  // sqrt may be: equal in float32, not proved over the reals.
+  ruletest::ProofResult abs_sqrt =
+      prove("rule r { pattern(x) { return abs(sqrt(x)) } replacement { return sqrt(x) } }");
+  CHECK(abs_sqrt.verdict == ProofVerdict::kOutside);
+  CHECK(abs_sqrt.detail ==
+        "not proved over the reals with sqrt left uninterpreted; equal in float32");
+  // tanh has no float32 counterpart: the float32 query is not even asked.
+  ruletest::ProofResult tanh = prove(rule("relu(tanh(x)) + y", "tanh(x) + y"));
+  CHECK(tanh.verdict == ProofVerdict::kOutside);
+  CHECK(tanh.detail == "not proved over the reals with tanh left uninterpreted");
+}
+
+TEST_CASE("attributes and $ scalars are finite in the float32 proof, tensors' elements are not",
+          "[ruletest][prover]") {
+  // add's open alpha times 0 is 0 for every number alpha; a NaN or inf alpha would refute it.
+  ruletest::ProofResult alpha = prove(rule("add(x, y * 0.0)", "x + y * 0.0"));
+  INFO(alpha.detail);
+  CHECK(alpha.verdict == ProofVerdict::kProved);
+  ruletest::ProofResult scalar = prove(rule("x + y * 0.0 * $c", "x + y * 0.0"));
+  INFO(scalar.detail);
+  CHECK(scalar.verdict == ProofVerdict::kProved);
+  // y itself still ranges over inf and NaN.
+  ruletest::ProofResult element = prove(rule("x + y * 0.0 * $c", "x"));
+  CHECK(element.verdict == ProofVerdict::kRefuted);
+  CHECK_THAT(element.detail, Catch::StartsWith("in float32, "));
+}
+
+TEST_CASE("the prover stops at the rule's time and says the proof timed out",
+          "[ruletest][prover]") {
+  // leaky_relu as relu(x) - relu(-x) * s is right for every finite slope, over the reals at
+  // once; in float32 the product of two variables takes the solver far longer than 0.5 s.
+  const std::string leaky =
+      "rule r { pattern(x) { return leaky_relu(x, negative_slope=$s) } "
+      "replacement { return relu(x) - relu(-x) * $s } }";
+  ruletest::ProveOptions options;
+  options.timeout_seconds = 0.5;
+  const auto start = std::chrono::steady_clock::now();
+  ruletest::ProofResult proof = prove(leaky, options);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(proof.verdict == ProofVerdict::kProvedOverReals);
+  CHECK(proof.timed_out);
+  CHECK(proof.detail == "the float32 proof timed out after 0.5 s");
+  CHECK(seconds < 5);
 }

@@ -1,6 +1,7 @@
 // scaled_dot_product_attention's blocked kernel vs the reference: broadcast batch dims, bool,
 // float and causal masks, queries and keys of different lengths, more rows and keys than one
-// block holds (the running softmax rescales), and rows whose every key is masked (NaN).
+// block holds (the running softmax rescales), and rows whose every key is masked (NaN, or the
+// average of the value rows with a finite mask_fill).
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -18,6 +19,7 @@ struct Case {
   DType mask_dtype = DType::kFloat32;
   bool causal = false;
   bool with_scale = false;
+  double fill = -std::numeric_limits<double>::infinity();
 };
 
 std::string check(const Case& c, uint64_t seed) {
@@ -28,6 +30,7 @@ std::string check(const Case& c, uint64_t seed) {
   Node* mask = c.mask.empty() ? nullptr : b.input("mask", c.mask, c.mask_dtype);
   std::map<std::string, AttrValue> attrs = {{"is_causal", c.causal}};
   if (c.with_scale) attrs["scale"] = 0.3;
+  if (!std::isinf(c.fill)) attrs["mask_fill"] = c.fill;
   b.output({b.call("scaled_dot_product_attention",
                    {in(q), in(k), in(v), mask ? in(mask) : Input::none()}, attrs)});
   // Scores of a few units, so that the softmax is neither uniform nor one-hot.
@@ -87,6 +90,45 @@ TEST_CASE("attention rows whose keys are all masked are NaN, as torch's", "[runt
     CHECK(std::isnan(o[c]));
     CHECK(std::isfinite(o[4 + c]));
     CHECK(std::isfinite(o[8 + c]));
+  }
+}
+
+TEST_CASE("attention with a finite mask_fill matches the reference", "[runtime][attention]") {
+  // -1e9 as masked_fill(mask, -1e9) writes it; 0.5, among the scores, so that the keys a causal
+  // mask hides weigh as much as visible ones and the skipped key blocks must be folded in.
+  for (double fill : {-1e9, 0.5}) {
+    INFO("mask_fill " << fill);
+    Case bool_mask{{2, 3, 7, 8}, {2, 3, 9, 8}, {2, 3, 9, 8}, {7, 9}, DType::kBool};
+    bool_mask.fill = fill;
+    CHECK(check(bool_mask, 11) == "");
+    Case causal{{1, 2, 300, 16}, {1, 2, 300, 16}, {1, 2, 300, 16}, {}, DType::kFloat32, true};
+    causal.fill = fill;
+    CHECK(check(causal, 13) == "");
+  }
+}
+
+TEST_CASE("attention rows whose keys are all masked with a finite fill average the values",
+          "[runtime][attention]") {
+  GraphBuilder b;
+  Node* q = b.input("q", {1, 3, 4});
+  Node* k = b.input("k", {1, 5, 4});
+  Node* v = b.input("v", {1, 5, 4});
+  Node* mask = b.input("mask", {3, 5}, DType::kBool);
+  b.output({b.call("scaled_dot_product_attention", {in(q), in(k), in(v), in(mask)},
+                   {{"mask_fill", -1e9}})});
+  std::vector<eval::Tensor> inputs = random_inputs(b.graph(), 1);
+  uint8_t* m = inputs[3].b8();
+  for (int j = 0; j < 15; ++j) m[j] = j >= 5;  // row 0: every key hidden
+  runtime::CompileOptions options;
+  std::unique_ptr<runtime::Executable> exe;
+  REQUIRE(check_against_reference(b.graph(), inputs, options, 1e-4, 1e-4, &exe) == "");
+  DiagnosticEngine diags;
+  auto out = exe->run(inputs, diags);
+  REQUIRE(out);
+  for (int c = 0; c < 4; ++c) {
+    float mean = 0;
+    for (int j = 0; j < 5; ++j) mean += inputs[2].f32()[j * 4 + c] / 5;
+    CHECK((*out)[0].f32()[c] == Approx(mean).epsilon(1e-5));
   }
 }
 

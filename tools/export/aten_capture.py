@@ -14,6 +14,7 @@ from torch.nn.utils import stateless
 from torch.overrides import TorchFunctionMode
 from torch.utils import _pytree as pytree
 
+from . import einsum_lowering
 from .common import ExportError
 from .source_lines import user_frame_of_traceback, where_text
 
@@ -33,12 +34,16 @@ class Captured:
 
 
 class _NoFastPaths(TorchFunctionMode):
-    """A torch-function mode that passes every call through. While one is active, tensors
-    count as having __torch_function__, which makes nn.MultiheadAttention and
-    nn.TransformerEncoderLayer take their decomposed path instead of the fused inference
-    kernels (_native_multi_head_attention, _transformer_encoder_layer_fwd)."""
+    """A torch-function mode that passes every call through but einsums that are one matrix
+    product (einsum_lowering). While one is active, tensors count as having
+    __torch_function__, which makes nn.MultiheadAttention and nn.TransformerEncoderLayer take
+    their decomposed path instead of the fused inference kernels
+    (_native_multi_head_attention, _transformer_encoder_layer_fwd)."""
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
+        lowered = einsum_lowering.lower(func, args, kwargs)
+        if lowered is not None:
+            return lowered
         return func(*args, **(kwargs or {}))
 
 

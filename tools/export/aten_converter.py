@@ -212,7 +212,8 @@ class _Converter(GraphBuilder):
             row = aten_ops.ROWS.get(key)
             if row is None:
                 raise Unsupported(NO_ROW)
-        args = self._merge(node.args, node, ())
+        scalars = aten_ops.SCALAR_CONSTANT_OPERANDS.get(key, ())
+        args = tuple(self._operand(v, node, k, k in scalars) for k, v in enumerate(node.args))
         kwargs = {k: self._merge(v, node, (k,)) for k, v in node.kwargs.items()}
         if _has_failed(args) or _has_failed(kwargs):
             return FAILED
@@ -223,6 +224,16 @@ class _Converter(GraphBuilder):
             return _Multi(row, a, node.name)
         self.current_name = self.unique(node.name)
         return row.apply(self, a)
+
+    def _operand(self, arg, node, index, scalar):
+        """Positional argument `index`, merged; with `scalar`, a folded 0-d float tensor of the
+        node's result dtype is a Python float (the same value and result type)."""
+        value = self.env.get(arg.name) if scalar and isinstance(arg, torch.fx.Node) else None
+        info = self.current[0]
+        if (isinstance(value, _Constant) and info is not None and value.value.dim() == 0 and
+                value.value.is_floating_point() and value.value.dtype == info.dtype):
+            return value.value.item()
+        return self._merge(arg, node, (index,))
 
     def _getitem(self, node, args):
         producer, index = args

@@ -367,6 +367,13 @@ SHAPE_ONLY = {
     "aten.new_full.default", "aten.new_empty.default",
 }
 RANDOM = {name for name, row in ROWS.items() if row is _RANDOM}
+# Ops whose folded 0-d float operand of the result's dtype is written as a number: the same
+# value and result type (a 0-d tensor does not promote), and the spelling rules match
+# (HF GPT-2's `w / torch.full([], d ** 0.5)`, `torch.where(causal, w, full([], finfo.min))`).
+# The positions where graft's op takes a number.
+SCALAR_CONSTANT_OPERANDS = {"aten.add.Tensor": (1,), "aten.sub.Tensor": (1,),
+                            "aten.mul.Tensor": (1,), "aten.div.Tensor": (1,),
+                            "aten.where.self": (1, 2)}
 
 # Composite ops that make_fx would otherwise keep whole but that graft has no op for: they
 # are decomposed into ops the table has (torch._decomp's decompositions; norm becomes

@@ -1,10 +1,11 @@
 // `rewrite verify FILE.rules… [--filter SUBSTR] [-v] [--seed S] [--graphs N] [--trials T]
-// [--rtol R] [--atol A]`: checks every rule of each named file (not of its imports) without
-// hand-written tests, on graphs synthesised from its pattern, and reports like a test runner:
-// PASS (PROVED when the prover proves it too), FAIL with a counterexample (REFUTED when the
-// prover found it), or SKIP with the reason no graph could be checked, then "N verified (P
-// proved), N failed, N skipped". Exits 1 when a rule fails, a rule is skipped (unless
-// --allow-skip) or a file does not check.
+// [--prove-timeout SECONDS] [--rtol R] [--atol A]`: checks every rule of each named file (not
+// of its imports) without hand-written tests, on graphs synthesised from its pattern, and
+// reports like a test runner: PASS (PROVED when the prover proves it too), FAIL with a
+// counterexample (REFUTED when the prover found it), or SKIP with the reason no graph could be
+// checked, then "N verified (P proved), N failed, N skipped". The prover has --prove-timeout
+// seconds per rule and does not run once the tests failed. Exits 1 when a rule fails, a rule
+// is skipped (unless --allow-skip) or a file does not check.
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -26,6 +27,7 @@ struct VerifyFlags {
   bool verbose = false;
   bool allow_skip = false;
   ruletest::VerifyOptions options;
+  ruletest::ProveOptions prove;
 };
 
 struct Counts {
@@ -56,8 +58,7 @@ bool verify_file(const std::string& path, const VerifyFlags& flags, Counts& coun
     if (!flags.filter.empty() && rule->name.find(flags.filter) == std::string::npos) continue;
     ruletest::VerifyOutcome outcome = ruletest::verify_rule(*rule, file, flags.options);
     if (int index = lowered ? lowered->find_rule(rule->name) : -1; index >= 0) {
-      ruletest::attach_proof(outcome,
-                             ruletest::prove_rule(lowered->rules[static_cast<size_t>(index)]));
+      ruletest::prove_outcome(outcome, lowered->rules[static_cast<size_t>(index)], flags.prove);
       if (outcome.verdict == ruletest::Verdict::kPass &&
           outcome.proof->verdict == ruletest::ProofVerdict::kProved) {
         ++counts.proved;
@@ -108,6 +109,10 @@ Handler setup_verify(CLI::App& sub) {
       ->check(CLI::Range(1, 32));
   sub.add_option("--trials", flags->options.trials, "random inputs per graph, in [-1, 1), [-8, 8), [-64, 64) in turn (default 3), before the two trials of special values")
       ->check(CLI::Range(1, 100));
+  sub.add_option("--prove-timeout", flags->prove.timeout_seconds,
+                 "the prover's time per rule, after which the rule is tested only (default 10)")
+      ->option_text("SECONDS")
+      ->check(CLI::Range(0.001, 86400.0));
   sub.add_option("--rtol", flags->options.rtol, "relative tolerance (default 1e-4)");
   sub.add_option("--atol", flags->options.atol, "absolute tolerance (default 1e-5)");
   add_allow_path_option(sub, flags->options.paths);

@@ -1,0 +1,43 @@
+// One query of the prover (rule_prover.h): are the two sides of a rule equal for every input,
+// over the reals or in float32? Each side becomes a Z3 term per element; the answer comes with
+// a counterexample, which uninterpreted functions it needed, and whether the solver ran out of
+// time. rule_prover.cpp decides from the answers what the rule's verdict is.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine/match/pattern.h"
+
+namespace graft::ruletest {
+
+/// Why a rule is outside the fragment; thrown by check_equality, caught by prove_rule.
+struct Outside {
+  std::string reason;
+};
+
+struct Equality {
+  std::optional<bool> equal;  // nullopt: the solver did not decide
+  bool timed_out = false;     // it did not decide because the deadline passed
+  /// equal == false: the inputs and both sides' values (`x = inf: pattern nan, replacement 0`).
+  std::string counterexample;
+  /// In float32: the counterexample has an infinity or NaN among its inputs or results.
+  bool counterexample_special = false;
+  /// The functions left uninterpreted ("exp", "sqrt", …): a proof holds for every such
+  /// function, a counterexample that needs one proves nothing.
+  std::set<std::string> functions;
+};
+
+using Deadline = std::chrono::steady_clock::time_point;
+
+/// Whether the sides of `rule` (with `choice`, the alternative each PatNode takes) are equal,
+/// over the reals or in `float32`, asking the solver until `deadline`. With `prefer_special`, a
+/// float32 counterexample with only rounding in it is followed by a query for one with an inf
+/// or NaN. Throws Outside for what the prover does not model.
+Equality check_equality(const Rule& rule, bool float32, const std::vector<size_t>& choice,
+                        Deadline deadline, bool prefer_special = false);
+
+}  // namespace graft::ruletest
