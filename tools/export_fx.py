@@ -76,6 +76,9 @@ def main(argv=None):
     parser.add_argument("--randomize-norm-stats", action="store_true",
                         help="give every BatchNorm seeded random statistics, so that a wrong "
                              "batch-norm fold shows in the numbers")
+    parser.add_argument("--randomize-zero-weights", action="store_true",
+                        help="draw every all-zero parameter of 2 or more dims (ViT's head) "
+                             "from N(0, 0.02^2), so that the outputs depend on the whole model")
     args = parser.parse_args(argv)
     if args.batch is not None and args.batch <= 0:
         parser.error("--batch must be positive")
@@ -95,6 +98,10 @@ def main(argv=None):
             inputs = models.example_inputs(shapes, args.batch or 1, args.seed)
         if args.randomize_norm_stats:
             models.randomize_norm_stats(module, args.seed)
+        if args.randomize_zero_weights:
+            drawn = models.randomize_zero_weights(module, args.seed)
+            if drawn:
+                print("export_fx.py: drew the all-zero %s at random" % ", ".join(drawn))
         batch = int(inputs[0].shape[0]) if inputs and inputs[0].dim() else 0
         converted = export(module, inputs, args.output, reference=args.reference,
                            dynamic_batch=not args.static_batch, dynamic_dims=args.dynamic_dim,

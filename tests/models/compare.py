@@ -10,7 +10,8 @@ elements whose reference magnitude exceeds atol), the largest error relative to 
 scale (max |graft - torch| / max |torch|), and how many elements fail numpy.allclose's test
 |graft - torch| <= atol + rtol * |torch|. An output passes when no element fails and the
 scaled error is at most --max-scaled-err (1e-4; this catches errors in outputs so small that
-atol alone would accept anything). --scaled-atol S raises atol to S * max |torch|, for models
+atol alone would accept anything). An output that PyTorch computes as all zeros fails too: it
+would match whatever graft computed. --scaled-atol S raises atol to S * max |torch|, for models
 whose outputs are large: float32 rounding grows with the activations' magnitude, so a logit
 near zero among logits of 1e3 carries an absolute error of ~1e-3. Exits 1 if any output
 fails or the shapes or counts differ.
@@ -54,13 +55,15 @@ def compare(model_dir, npz_path, rtol, atol, label="", scaled_atol=0.0, max_scal
         max_rel = float((diff[big] / np.abs(want64[big])).max()) if big.any() else 0.0
         scaled = max_abs / scale if scale > 0 else max_abs
         bad = int(np.count_nonzero(~(diff <= tol + rtol * np.abs(want64))))
-        passed = finite and bad == 0 and scaled <= max_scaled_err
+        passed = finite and bad == 0 and scaled <= max_scaled_err and scale > 0
         ok = ok and passed
         lines.append("%s: %s shape %s, max |torch| %.3g, max abs err %.3g, max rel err %.3g, "
-                     "scaled err %.3g, %d of %d elements outside rtol %g / atol %.3g%s"
+                     "scaled err %.3g, %d of %d elements outside rtol %g / atol %.3g%s%s"
                      % (title, "ok" if passed else "FAIL", list(got.shape), scale, max_abs,
                         max_rel, scaled, bad, diff.size, rtol, tol,
-                        "" if finite else " (graft has NaN/inf)"))
+                        "" if finite else " (graft has NaN/inf)",
+                        "" if scale > 0 else " (PyTorch's output is all zeros, which tests "
+                        "nothing)"))
     return ok, lines
 
 

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Unit tests of the exporter's pieces: symbolic dims (tools/export/symbols.py), the
 source-line filter (source_lines.py), the capture's naming of parameters and inputs
-(aten_capture.py), the ATen path's runs at batch 1 (aten_converter.py) and einsum as matmul
-(einsum_lowering.py).
+(aten_capture.py), the ATen path's runs at batch 1 (aten_converter.py), einsum as matmul
+(einsum_lowering.py), the drawing of all-zero weights (models.py) and compare.py's refusal of
+an all-zero reference.
 
     exporter_unit_test.py SOURCE_DIR
 """
@@ -24,7 +25,8 @@ import torch.nn as nn  # noqa: E402
 import torchvision  # noqa: E402
 
 import export  # noqa: E402
-from export import aten_capture, aten_converter, einsum_lowering, source_lines  # noqa: E402
+from export import aten_capture, aten_converter, einsum_lowering, models  # noqa: E402
+from export import source_lines  # noqa: E402
 from export.builder import GraphBuilder, TensorInfo  # noqa: E402
 from export.files import safetensors_bytes  # noqa: E402
 from export.common import Dependent, ExportError, Ref, Unsupported  # noqa: E402
@@ -386,6 +388,56 @@ class EinsumLoweringTest(unittest.TestCase):
             with self.subTest(equation=equation):
                 self.assertIsNone(einsum_lowering.lower(torch.functional.einsum,
                                                         (equation,) + operands, None))
+
+
+class ZeroWeightsTest(unittest.TestCase):
+    """A zero-initialised head (torchvision's ViT) makes every output zero, whatever the rest
+    of the model computes."""
+
+    def model(self):
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Conv2d(3, 4, 3), nn.Flatten(), nn.Linear(4, 2))
+        nn.init.zeros_(model[2].weight)
+        nn.init.zeros_(model[2].bias)
+        return model
+
+    def test_only_an_all_zero_weight_is_drawn(self):
+        model = self.model()
+        conv = model[0].weight.clone()
+        self.assertEqual(models.randomize_zero_weights(model, 0), ["2.weight"])
+        self.assertTrue(model[2].weight.any())
+        self.assertLess(float(model[2].weight.abs().max()), 0.2)
+        self.assertFalse(model[2].bias.any())
+        self.assertTrue(torch.equal(model[0].weight, conv))
+
+    def test_the_draw_is_seeded(self):
+        a, b, c = self.model(), self.model(), self.model()
+        models.randomize_zero_weights(a, 0)
+        models.randomize_zero_weights(b, 0)
+        models.randomize_zero_weights(c, 1)
+        self.assertTrue(torch.equal(a[2].weight, b[2].weight))
+        self.assertFalse(torch.equal(a[2].weight, c[2].weight))
+
+    def test_the_outputs_then_depend_on_the_input(self):
+        model = self.model()
+        x = torch.randn(1, 3, 3, 3)
+        self.assertFalse(model(x).any())
+        models.randomize_zero_weights(model, 0)
+        self.assertFalse(torch.equal(model(x), model(x + 1)))
+
+    def test_compare_refuses_an_all_zero_reference(self):
+        import compare
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "reference.json"), "w") as f:
+                json.dump({"outputs": [{"node": "y", "file": "output_0.npy"}]}, f)
+            np.save(os.path.join(d, "output_0.npy"), np.zeros((1, 4), dtype=np.float32))
+            np.savez(os.path.join(d, "out.npz"), y=np.zeros((1, 4), dtype=np.float32))
+            ok, lines = compare.compare(d, os.path.join(d, "out.npz"), 1e-4, 1e-4)
+            self.assertFalse(ok)
+            self.assertIn("all zeros", lines[0])
+            np.save(os.path.join(d, "output_0.npy"), np.ones((1, 4), dtype=np.float32))
+            np.savez(os.path.join(d, "out.npz"), y=np.ones((1, 4), dtype=np.float32))
+            self.assertTrue(compare.compare(d, os.path.join(d, "out.npz"), 1e-4, 1e-4)[0])
 
 
 if __name__ == "__main__":

@@ -12,12 +12,12 @@ SPEC is an export_fx.py model spec (torchvision:resnet18, FILE.py:FACTORY). Ever
 written below --work, which is recreated. The rules must remove every batch_norm and
 dropout (--expect-gone), so that "after the rules" tests the rewritten graph; --expect-count
 says how many of an op the rewritten graph must have (the attentions a model's spelling must
-become). BatchNorm
-statistics are randomized (--randomize-norm-stats) so that a wrong conv-bn fold changes the
-numbers. With --dynamic-dim the model is exported once with that symbolic dim, and each
---run-at runs both graphs again with the symbol at another size, against PyTorch on the same
-weights and the example inputs cut or tiled to that size (resized_reference.py); N=B there
-resizes the symbolic batch.
+become). BatchNorm statistics are randomized (--randomize-norm-stats) so that a wrong conv-bn
+fold changes the numbers, and all-zero weights (ViT's head) are drawn at random
+(--randomize-zero-weights) so that the outputs depend on the whole model. With --dynamic-dim
+the model is exported once with that symbolic dim, and each --run-at runs both graphs again
+with the symbol at another size, against PyTorch on the same weights and the example inputs
+cut or tiled to that size (resized_reference.py); N=B there resizes the symbolic batch.
 """
 import argparse
 import json
@@ -82,6 +82,7 @@ def main():
     model_dir = os.path.join(args.work, "model")
     export = [sys.executable, os.path.join(src, "tools", "export_fx.py"), args.spec,
               "-o", model_dir, "--reference", "--randomize-norm-stats",
+              "--randomize-zero-weights",
               "--capture", args.capture]
     if args.batch is not None:
         export += ["--batch", args.batch]

@@ -1,9 +1,9 @@
 """PyTorch's reference at other sizes of a model's symbolic dims: for a model exported once
 with `--dynamic-dim T=INPUT:DIM` (or its symbolic batch N), the example inputs cut or tiled
 along T's dims (N's: the leading dims of the first input's size) to another length, and the
-eager outputs of the same module (the same factory, seed and batch-norm statistics as
-export_fx.py's) on them, written as export_fx.py's reference files so that compare.py reads
-them.
+eager outputs of the same module (the same factory, seed, batch-norm statistics and drawn
+zero weights as export_fx.py's) on them, written as export_fx.py's reference files so that
+compare.py reads them.
 """
 import json
 import os
@@ -58,6 +58,7 @@ def write(source_dir, spec, model_dir, dynamic_dims, sizes, out_dir, seed=0):
     built = models.build(spec, seed)
     module = built.module
     models.randomize_norm_stats(module, seed)
+    models.randomize_zero_weights(module, seed)
     module.eval()
     with torch.no_grad():
         eager = flatten_outputs(module(*inputs))

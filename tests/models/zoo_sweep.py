@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -61,14 +62,15 @@ def run_one(args, kind, name):
         command += ["--input-shape", shape]
     command.append("torchvision:" + name)
     start = time.monotonic()
+    # A session of its own, so that a timeout ends model_test.py's children (the export) too.
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, start_new_session=True)
     try:
-        result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                text=True, timeout=args.timeout)
-        status = "pass" if result.returncode == 0 else "fail"
-        log = result.stdout
-    except subprocess.TimeoutExpired as e:
-        status, log = "timeout", (e.stdout or b"").decode(errors="replace") if isinstance(
-            e.stdout, bytes) else (e.stdout or "")
+        log = process.communicate(timeout=args.timeout)[0]
+        status = "pass" if process.returncode == 0 else "fail"
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        status, log = "timeout", process.communicate()[0]
     seconds = time.monotonic() - start
     os.makedirs(work, exist_ok=True)
     with open(os.path.join(args.work, name + ".log"), "w") as f:

@@ -108,3 +108,18 @@ def randomize_norm_stats(module, seed):
                 if m.weight is not None:
                     m.weight.copy_(torch.rand(c, generator=generator) + 0.5)
                     m.bias.copy_(torch.randn(c, generator=generator) * 0.1)
+
+
+def randomize_zero_weights(module, seed):
+    """Draws every parameter of two or more dims that is all zeros (torchvision's ViT: the head's
+    weight and the class token) from N(0, 0.02^2), seeded. A zero head makes the model output
+    zeros whatever its body computes, so a comparison with PyTorch would test nothing. Returns
+    the names of the parameters drawn."""
+    generator = torch.Generator().manual_seed(seed + 3)
+    drawn = []
+    with torch.no_grad():
+        for name, p in module.named_parameters():
+            if p.dim() >= 2 and p.is_floating_point() and not p.any():
+                p.copy_(torch.randn(p.shape, generator=generator) * 0.02)
+                drawn.append(name)
+    return drawn
