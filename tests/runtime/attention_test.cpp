@@ -37,6 +37,29 @@ std::string check(const Case& c, uint64_t seed) {
   return check_all_modes(b.graph(), random_inputs(b.graph(), seed, -2, 2, 2));
 }
 
+/// Attention of 3 queries over 5 keys of width 4 whose row 0 has every key hidden and rows 1
+/// and 2 every key visible, with `attrs`: checked against the reference, then its inputs and
+/// the runtime's output.
+std::pair<std::vector<eval::Tensor>, eval::Tensor> run_with_row_0_hidden(
+    const std::map<std::string, AttrValue>& attrs) {
+  GraphBuilder b;
+  Node* q = b.input("q", {1, 3, 4});
+  Node* k = b.input("k", {1, 5, 4});
+  Node* v = b.input("v", {1, 5, 4});
+  Node* mask = b.input("mask", {3, 5}, DType::kBool);
+  b.output({b.call("scaled_dot_product_attention", {in(q), in(k), in(v), in(mask)}, attrs)});
+  std::vector<eval::Tensor> inputs = random_inputs(b.graph(), 1);
+  uint8_t* m = inputs[3].b8();
+  for (int j = 0; j < 15; ++j) m[j] = j >= 5;
+  runtime::CompileOptions options;
+  std::unique_ptr<runtime::Executable> exe;
+  REQUIRE(check_against_reference(b.graph(), inputs, options, 1e-4, 1e-4, &exe) == "");
+  DiagnosticEngine diags;
+  auto out = exe->run(inputs, diags);
+  REQUIRE(out);
+  return {std::move(inputs), std::move((*out)[0])};
+}
+
 }  // namespace
 
 TEST_CASE("attention matches the reference with and without masks", "[runtime][attention]") {
@@ -69,23 +92,8 @@ TEST_CASE("attention over more rows and keys than one block holds matches the re
 }
 
 TEST_CASE("attention rows whose keys are all masked are NaN, as torch's", "[runtime][attention]") {
-  GraphBuilder b;
-  Node* q = b.input("q", {1, 3, 4});
-  Node* k = b.input("k", {1, 5, 4});
-  Node* v = b.input("v", {1, 5, 4});
-  Node* mask = b.input("mask", {3, 5}, DType::kBool);
-  b.output({b.call("scaled_dot_product_attention", {in(q), in(k), in(v), in(mask)})});
-  std::vector<eval::Tensor> inputs = random_inputs(b.graph(), 1);
-  uint8_t* m = inputs[3].b8();
-  for (int j = 0; j < 5; ++j) m[j] = 0;       // row 0: every key hidden
-  for (int j = 5; j < 15; ++j) m[j] = 1;      // rows 1 and 2: every key visible
-  runtime::CompileOptions options;
-  std::unique_ptr<runtime::Executable> exe;
-  REQUIRE(check_against_reference(b.graph(), inputs, options, 1e-4, 1e-4, &exe) == "");
-  DiagnosticEngine diags;
-  auto out = exe->run(inputs, diags);
-  REQUIRE(out);
-  const float* o = (*out)[0].f32();
+  auto [inputs, out] = run_with_row_0_hidden({});
+  const float* o = out.f32();
   for (int c = 0; c < 4; ++c) {
     CHECK(std::isnan(o[c]));
     CHECK(std::isfinite(o[4 + c]));
@@ -109,26 +117,11 @@ TEST_CASE("attention with a finite mask_fill matches the reference", "[runtime][
 
 TEST_CASE("attention rows whose keys are all masked with a finite fill average the values",
           "[runtime][attention]") {
-  GraphBuilder b;
-  Node* q = b.input("q", {1, 3, 4});
-  Node* k = b.input("k", {1, 5, 4});
-  Node* v = b.input("v", {1, 5, 4});
-  Node* mask = b.input("mask", {3, 5}, DType::kBool);
-  b.output({b.call("scaled_dot_product_attention", {in(q), in(k), in(v), in(mask)},
-                   {{"mask_fill", -1e9}})});
-  std::vector<eval::Tensor> inputs = random_inputs(b.graph(), 1);
-  uint8_t* m = inputs[3].b8();
-  for (int j = 0; j < 15; ++j) m[j] = j >= 5;  // row 0: every key hidden
-  runtime::CompileOptions options;
-  std::unique_ptr<runtime::Executable> exe;
-  REQUIRE(check_against_reference(b.graph(), inputs, options, 1e-4, 1e-4, &exe) == "");
-  DiagnosticEngine diags;
-  auto out = exe->run(inputs, diags);
-  REQUIRE(out);
+  auto [inputs, out] = run_with_row_0_hidden({{"mask_fill", -1e9}});
   for (int c = 0; c < 4; ++c) {
     float mean = 0;
     for (int j = 0; j < 5; ++j) mean += inputs[2].f32()[j * 4 + c] / 5;
-    CHECK((*out)[0].f32()[c] == Approx(mean).epsilon(1e-5));
+    CHECK(out.f32()[c] == Approx(mean).epsilon(1e-5));
   }
 }
 
