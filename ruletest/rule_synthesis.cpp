@@ -328,13 +328,7 @@ std::optional<SynthValue> Synth::emit_op(const OpSchema& s, std::vector<const as
     if (!t) return false;
     // Sizes the rule's `dim`/`shape` conditions fix win over the role's (a 1x1 kernel for
     // `dim(w, 2) == 1`), as they do for operands that no role shapes.
-    if (auto hint = dim_hint_.find(pname); hint != dim_hint_.end()) {
-      const auto rank = static_cast<int>(t->rank());
-      for (auto [dim, size] : hint->second) {
-        const int at = dim < 0 ? dim + rank : dim;
-        if (at >= 0 && at < rank) t->shape[static_cast<size_t>(at)] = size;
-      }
-    }
+    apply_dim_hints(pname, t->shape);
     vals[i] = define_param(pname, *t, positive);
     return true;
   };

@@ -101,6 +101,10 @@ class Synth {
 
   Shape default_shape(int rank, const std::string& name) const;
 
+  /// Sets the sizes the rule's `dim`/`shape` conditions fix for `name` (negative dims count
+  /// from the end; dims past `shape`'s rank are left alone).
+  void apply_dim_hints(const std::string& name, Shape& shape) const;
+
   int rank_of(const std::string& name, int fallback) const;
 
   // ** values **

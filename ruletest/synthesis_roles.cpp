@@ -37,13 +37,18 @@ Shape Synth::default_shape(int rank, const std::string& name) const {
   const Shape& base = shape_choice(shape_choice_).base;
   rank = std::clamp(rank, 0, static_cast<int>(base.size()));
   Shape shape(base.begin(), base.begin() + rank);
-  if (auto it = dim_hint_.find(name); it != dim_hint_.end()) {
-    for (auto [i, size] : it->second) {
-      int idx = i < 0 ? i + rank : i;
-      if (idx >= 0 && idx < rank) shape[idx] = size;
-    }
-  }
+  apply_dim_hints(name, shape);
   return shape;
+}
+
+void Synth::apply_dim_hints(const std::string& name, Shape& shape) const {
+  auto it = dim_hint_.find(name);
+  if (it == dim_hint_.end()) return;
+  const auto rank = static_cast<int>(shape.size());
+  for (auto [dim, size] : it->second) {
+    const int at = dim < 0 ? dim + rank : dim;
+    if (at >= 0 && at < rank) shape[static_cast<size_t>(at)] = size;
+  }
 }
 
 int Synth::rank_of(const std::string& name, int fallback) const {
