@@ -5,6 +5,7 @@ set, medians over rounds, the OpenBLAS check for PyTorch, op counts of a model, 
 staleness, and the JSON report file.
 """
 import argparse
+import glob
 import json
 import os
 import statistics
@@ -66,17 +67,31 @@ def last_json(text):
     return json.loads(text.strip().splitlines()[-1])
 
 
-def ensure_openblas(install):
+def blas_library():
+    """libblas.so.3 and the file it resolves to through Debian's alternatives, or None."""
+    links = sorted(glob.glob("/usr/lib/*-linux-gnu/libblas.so.3"))
+    return (links[0], os.path.realpath(links[0])) if links else None
+
+
+def ensure_openblas(install, slow="its figures are too slow"):
     """Debian's torch (BLAS_INFO=generic) calls whatever libblas.so.3 alternative is installed.
     Without OpenBLAS that is the netlib reference BLAS, which would make PyTorch's linear
     layers and its non-oneDNN convolution paths look slower than they are. The pthread
-    build keeps its threads apart from OpenMP's. Returns the package status for the report."""
+    build keeps its threads apart from OpenMP's. `slow` says what the reference BLAS would
+    spoil, for the warning. Returns the package status for the report."""
     pkg = "libopenblas0-pthread"
     if subprocess.run(["dpkg", "-s", pkg], capture_output=True).returncode == 0:
+        blas = blas_library()
+        if blas and "openblas" not in blas[1]:
+            arch = os.path.basename(os.path.dirname(blas[0]))
+            log(f"warning: libblas.so.3 is {blas[1]}, not OpenBLAS, so PyTorch runs on the "
+                f"reference BLAS and {slow}; select OpenBLAS first: "
+                f"update-alternatives --auto libblas.so.3-{arch}")
+            return "not selected"
         return "installed"
     if not install or os.geteuid() != 0:
-        log(f"warning: {pkg} is not installed, so PyTorch runs on the reference BLAS and its figures "
-            f"are too slow; install it first: apt-get install -y {pkg}")
+        log(f"warning: {pkg} is not installed, so PyTorch runs on the reference BLAS and {slow}; "
+            f"install it first: apt-get install -y {pkg}")
         return "missing"
     log(f"installing {pkg} (apt-get) so PyTorch's BLAS calls are not the reference BLAS")
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")

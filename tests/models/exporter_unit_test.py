@@ -2,8 +2,8 @@
 """Unit tests of the exporter's pieces: symbolic dims (tools/export/symbols.py), the
 source-line filter (source_lines.py), the capture's naming of parameters and inputs
 (aten_capture.py), the ATen path's runs at batch 1 (aten_converter.py), einsum as matmul
-(einsum_lowering.py), the drawing of all-zero weights (models.py) and compare.py's refusal of
-an all-zero reference.
+(einsum_lowering.py), the drawing of all-zero weights (models.py), compare.py's refusal of
+an all-zero reference, and where sums of symbols take the ATen path (converter.py's advice).
 
     exporter_unit_test.py SOURCE_DIR
 """
@@ -326,6 +326,74 @@ class BatchOneTest(unittest.TestCase):
         self.assertEqual(symbols.sizes, {})
         self.assertIn("the captured graph changes with the batch size", stderr)
         self.assertIn("aten.mul.Tensor", [str(n.target) for n in base.gm.graph.nodes])
+
+
+class SumsOfSymbolsCaptureTest(unittest.TestCase):
+    """Bounds that are sums of symbols (x[:, :T-1], arange(2*T)) sit in slicing and arange,
+    which only the ATen path converts: --capture fx refuses them and says to use
+    --capture aten, and auto takes the ATen path and says why."""
+
+    class ShiftedSlice(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(8, 8)
+
+        def forward(self, x):  # (N, T, 8)
+            return self.fc(x)[:, :x.shape[1] - 1]
+
+    class Positions(nn.Module):
+        def forward(self, x):
+            return x + torch.arange(0, 2 * x.shape[1], 2, dtype=torch.float32).unsqueeze(-1)
+
+    class PaddedBySize(nn.Module):
+        def forward(self, x):
+            return torch.nn.functional.pad(x, (0, 0, 0, x.shape[1] - 1))
+
+    def convert(self, module, capture):
+        notes = []
+        converted = export.convert(module.eval(), (torch.randn(2, 6, 8),), capture=capture,
+                                   dynamic_dims=[("T", 0, 1)], note=notes.append)
+        return converted, notes
+
+    def test_a_slice_on_the_fx_path_is_refused_with_the_aten_advice(self):
+        with self.assertRaises(ExportError) as caught:
+            self.convert(self.ShiftedSlice(), "fx")
+        message = str(caught.exception)
+        self.assertRegex(message, r"getitem\S* +call_function operator.getitem: indexing or "
+                                  r"slicing a tensor \(x\[:, :k\]\) has no conversion on the "
+                                  r"torch.fx path")
+        self.assertIn("export with --capture aten, or without --capture fx", message)
+
+    def test_auto_takes_the_aten_path_and_writes_the_sum(self):
+        converted, notes = self.convert(self.ShiftedSlice(), "auto")
+        self.assertEqual(converted.capture, "aten")
+        self.assertEqual(len(notes), 1)
+        self.assertTrue(notes[0].startswith("captured with make_fx (ATen): torch.fx's graph has "
+                                            "calls the torch-level table cannot convert: "),
+                        notes[0])
+        self.assertIn("indexing or slicing a tensor", notes[0])
+        slices = [n for n in converted.model["nodes"] if n.get("target") == "slice"]
+        self.assertEqual([(n["kwargs"].get("dim"), n["kwargs"].get("end")) for n in slices],
+                         [(1, "T-1")])
+
+    def test_an_arange_of_a_size_on_the_fx_path_is_refused_with_the_aten_advice(self):
+        with self.assertRaises(ExportError) as caught:
+            self.convert(self.Positions(), "fx")
+        message = str(caught.exception)
+        self.assertIn("torch.fx cannot trace Positions: TypeError: arange()", message)
+        self.assertIn("passed where torch takes a number", message)
+        self.assertIn("Or export with --capture aten", message)
+        converted, _ = self.convert(self.Positions(), "auto")
+        aranges = [n for n in converted.model["nodes"] if n.get("target") == "arange"]
+        self.assertEqual([n["kwargs"].get("end") for n in aranges], ["2*T"])
+
+    def test_a_size_both_paths_refuse_gets_no_aten_advice(self):
+        with self.assertRaises(ExportError) as caught:
+            self.convert(self.PaddedBySize(), "fx")
+        message = str(caught.exception)
+        self.assertIn("pad depends on T (5 at T=6, 6 at T=7), but graft needs a constant here; "
+                      "export without --dynamic-dim T", message)
+        self.assertNotIn("--capture aten", message)
 
 
 class SafetensorsTest(unittest.TestCase):

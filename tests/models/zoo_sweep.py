@@ -5,6 +5,7 @@ summary of what passed and why the others failed.
 
     zoo_sweep.py --rewrite BIN --source-dir SRC --work DIR [--kinds classification,...]
                  [--models a,b] [--skip a,b] [--jobs J] [--timeout S] [--json FILE]
+                 [--no-install]
 
 Kinds are torchvision.models.list_models()'s modules: classification (the default, with
 segmentation and video), segmentation, video, detection, optical_flow. Each model runs at batch
@@ -12,6 +13,10 @@ segmentation and video), segmentation, video, detection, optical_flow. Each mode
 images of 224 x 224, 299 x 299 for inception_v3) with the tolerances of the models tests
 (error relative to the output's largest magnitude, batch-norm statistics randomised). A
 model's working directory is removed after it passes. Exits 1 when a model fails.
+
+PyTorch must compute on OpenBLAS: on Debian's netlib reference BLAS the large transformers'
+exports take longer than the timeout. The sweep installs libopenblas0-pthread when it is
+missing (as the benchmarks do; --no-install only warns).
 """
 import argparse
 import json
@@ -22,6 +27,10 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "bench"))
+from bench_common import ensure_openblas  # noqa: E402  (the benchmarks' OpenBLAS check)
 
 DEFAULT_KINDS = ("classification", "segmentation", "video")
 INPUT_SHAPES = {"inception_v3": "3,299,299", "s3d": "3,16,224,224", "mvit_v1_b": "3,16,224,224",
@@ -96,6 +105,8 @@ def main():
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--timeout", type=int, default=1800, help="seconds per model")
     parser.add_argument("--json", help="write every model's result here")
+    parser.add_argument("--no-install", action="store_true",
+                        help="do not apt-get install libopenblas0-pthread")
     args = parser.parse_args()
     args.rewrite = os.path.abspath(args.rewrite)
     args.source_dir = os.path.abspath(args.source_dir)
@@ -108,6 +119,7 @@ def main():
     if only - {m for _, m in chosen}:
         sys.exit("zoo_sweep.py: not a builder of %s: %s"
                  % (args.kinds, ", ".join(sorted(only - {m for _, m in chosen}))))
+    ensure_openblas(not args.no_install, slow="the large transformers' exports time out")
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         results = list(pool.map(lambda km: run_one(args, *km), chosen))
 

@@ -12,6 +12,7 @@ collected and reported together (ExportError), each with its fx node name.
 """
 import contextlib
 import io
+import operator
 import sys
 
 import torch
@@ -70,10 +71,29 @@ def record(gm, inputs):
 
 _TRACE_HELP = (
     "torch.fx traces forward() with symbolic values, so Python control flow that depends on "
-    "tensor values (`if x.sum() > 0:`, a loop over a tensor, x.item()) has no single graph. "
-    "Make the code independent of tensor values, move it into a function marked with "
-    "torch.fx.wrap or a leaf module (which graft must then support), or bind such inputs "
-    "with concrete_args.")
+    "tensor values (`if x.sum() > 0:`, a loop over a tensor, x.item()) has no single graph, "
+    "and a size read from a tensor cannot be unpacked or passed where torch takes a number "
+    "(`n, t, c = x.shape`, torch.arange(2 * t)). Make the code independent of tensor values, "
+    "move it into a function marked with torch.fx.wrap or a leaf module (which graft must then "
+    "support), or bind such inputs with concrete_args. Or export with --capture aten (or "
+    "without --capture fx: auto tries it next), which runs forward() as Python and so reads "
+    "sizes as numbers.")
+
+# Why an fx call has no conversion when the ATen path has one; the torch-level table lacks it.
+_ATEN_ONLY = {
+    operator.getitem: "indexing or slicing a tensor (x[:, :k]) has no conversion on the "
+                      "torch.fx path (the ATen path has one)",
+}
+
+_TRY_ATEN = (
+    "The torch.fx path converts fewer calls than the ATen path (no indexing or slicing of "
+    "tensors, float32 results only): export with --capture aten, or without --capture fx "
+    "(auto tries torch.fx first, then the ATen path).")
+
+
+class _NotOnThisPath(Unsupported):
+    """A call the torch-level table cannot convert (the ATen path may): the error then says
+    to try --capture aten."""
 
 
 def trace(module):
@@ -148,6 +168,7 @@ class _Converter(GraphBuilder):
         self.problems = []            # (fx node name, description, reason)
         self.node = None              # the fx node being converted
         self.input_index = 0
+        self.aten_may_convert = False  # a problem is a call only the torch-level table lacks
 
     # ** the interface of ops.py's converters (besides GraphBuilder's) **
 
@@ -182,6 +203,7 @@ class _Converter(GraphBuilder):
                 value = self._convert_node(node)
             except Unsupported as e:
                 self.problems.append((node.name, _describe(self.gm, node), str(e)))
+                self.aten_may_convert |= isinstance(e, _NotOnThisPath)
                 value = FAILED
             self.env[node.name] = value
 
@@ -217,9 +239,9 @@ class _Converter(GraphBuilder):
         if not tensor_result:
             return self._convert_python_value(node, summary)
         if isinstance(summary, TensorInfo) and summary.dtype != torch.float32:
-            raise Unsupported("produces a %s tensor; the torch-level path converts float32 "
-                              "computations only (--capture aten handles other dtypes)"
-                              % str(summary.dtype).replace("torch.", ""))
+            raise _NotOnThisPath("produces a %s tensor; the torch-level path converts "
+                                 "float32 computations only (--capture aten handles other "
+                                 "dtypes)" % str(summary.dtype).replace("torch.", ""))
         try:
             if node.op == "call_module":
                 return convert(self, self.gm.get_submodule(node.target), *args, **kwargs)
@@ -232,14 +254,22 @@ class _Converter(GraphBuilder):
             module = self.gm.get_submodule(node.target)
             convert = ops.module_converter(module)
             if convert is None:
-                raise Unsupported("no graft op for %s" % type(module).__name__)
+                raise _NotOnThisPath("no graft op for %s" % type(module).__name__)
             return convert
         table = ops.FUNCTIONS if node.op == "call_function" else ops.METHODS
         convert = table.get(node.target)
+        if convert is None and node.target in _ATEN_ONLY and self._on_tensor(node):
+            raise _NotOnThisPath(_ATEN_ONLY[node.target])
         if convert is None:
-            raise Unsupported("graft has no op for this call "
-                              "(docs/exporter.md lists the supported ones)")
+            raise _NotOnThisPath("graft has no op for this call "
+                                 "(docs/exporter.md lists the supported ones)")
         return convert
+
+    def _on_tensor(self, node):
+        """Whether the call's first operand is a tensor (x[0], not a tuple's element)."""
+        first = node.args[0] if node.args else None
+        return (isinstance(first, torch.fx.Node)
+                and isinstance(self.values.get(first.name), TensorInfo))
 
     def _fold(self, node):
         return fold(self.symbols, self.values.get(node.name),
@@ -305,12 +335,15 @@ def record_runs(run, inputs, symbols, what):
     return base, variants, symbols
 
 
-def problems_error(module, problems, what):
+def problems_error(module, problems, what, hint=None):
+    """The ExportError listing every node that cannot be converted, then `hint` (auto's note
+    quotes the first node only)."""
     width = max(len(name) for name, _, _ in problems)
     lines = ["  %-*s  %s: %s" % (width, name, desc, reason) for name, desc, reason in problems]
     return ExportError("cannot export %s: %d node%s of the %s cannot be converted to graft "
-                       "ops:\n%s" % (type(module).__name__, len(problems),
-                                     "" if len(problems) == 1 else "s", what, "\n".join(lines)))
+                       "ops:\n%s%s" % (type(module).__name__, len(problems),
+                                       "" if len(problems) == 1 else "s", what,
+                                       "\n".join(lines), "\n" + hint if hint else ""))
 
 
 def convert(module, example_inputs, symbols, metadata=None):
@@ -329,7 +362,8 @@ def convert(module, example_inputs, symbols, metadata=None):
     converter = _Converter(gm, values, {s: variants[s] for s in symbols.names()}, symbols)
     converter.convert()
     if converter.problems:
-        raise problems_error(module, converter.problems, "traced graph")
+        raise problems_error(module, converter.problems, "traced graph",
+                             _TRY_ATEN if converter.aten_may_convert else None)
     return finish(module, example_inputs, converter, symbols, metadata, gm, "fx")
 
 
