@@ -9,7 +9,9 @@
 #include <z3++.h>
 
 #include <algorithm>
+#include <set>
 
+#include "ruletest/prover_tensors.h"
 #include "ruletest/rule_equality.h"
 
 namespace graft::ruletest {
@@ -37,13 +39,15 @@ ProofResult in_float32_after_reals(const Equality& floats, const std::string& bu
                                               : "the solver could not decide in float32"};
 }
 
-/// The proof for one choice of alternatives, until `deadline`; `budget` is the rule's time.
-ProofResult prove_choice(const Rule& rule, const std::vector<size_t>& choice, Deadline deadline,
+/// The proof for one choice of alternatives and assumptions, until `deadline`; `budget` is the
+/// rule's time.
+ProofResult prove_choice(const Rule& rule, const std::vector<size_t>& choice,
+                         const ProofAssumptions& assume, Deadline deadline,
                          const std::string& budget) {
-  Equality reals = check_equality(rule, false, choice, deadline);
+  Equality reals = check_equality(rule, false, choice, assume, deadline);
   if (reals.timed_out) return {ProofVerdict::kOutside, "the proof timed out after " + budget, true};
   if (reals.equal == true) {
-    return in_float32_after_reals(check_equality(rule, true, choice, deadline), budget);
+    return in_float32_after_reals(check_equality(rule, true, choice, assume, deadline), budget);
   }
   if (reals.equal == false && reals.functions.empty()) {
     return {ProofVerdict::kRefuted, "over the reals, " + reals.counterexample};
@@ -58,7 +62,8 @@ ProofResult prove_choice(const Rule& rule, const std::vector<size_t>& choice, De
   // sqrt(x * x) → abs(x) needs sqrt over the reals, and is wrong in float32 at 1e20 (inf).
   // Asked for a counterexample with an inf or NaN; after a proof over the reals such a one only
   // counts when the solver finds it first, as an overflow in a reassociation is rounding too.
-  Equality floats = check_equality(rule, true, choice, deadline, /*prefer_special=*/true);
+  Equality floats =
+      check_equality(rule, true, choice, assume, deadline, /*prefer_special=*/true);
   if (floats.equal == false && floats.counterexample_special && floats.functions.empty()) {
     return {ProofVerdict::kRefuted, "in float32, " + floats.counterexample};
   }
@@ -72,6 +77,120 @@ ProofResult prove_choice(const Rule& rule, const std::vector<size_t>& choice, De
 }
 
 constexpr size_t kMaxChoices = 64;  // combinations of alternatives the prover tries
+constexpr int kMaxRank = 6;         // an input of open rank is tried at ranks 0 to this
+constexpr size_t kMaxCases = 256;   // ranks and lists tried, over all choices
+
+/// The lengths of the lists in list variable `var`'s `in` set, if a condition gives one.
+std::optional<std::vector<int>> list_lengths(const Rule& rule, uint32_t var) {
+  for (const Condition& c : rule.conditions) {
+    if (c.kind != Condition::Kind::kCompare || c.negated || c.op != CmpOp::kIn ||
+        c.lhs.kind != Term::Kind::kAttrVar || c.lhs.var != var || c.rhs.kind != Term::Kind::kSet) {
+      continue;
+    }
+    std::set<int> lengths;
+    for (const Term& list : c.rhs.items) {
+      if (list.kind != Term::Kind::kList) return std::nullopt;
+      lengths.insert(static_cast<int>(list.items.size()));
+    }
+    return std::vector<int>(lengths.begin(), lengths.end());
+  }
+  return std::nullopt;
+}
+
+/// The ranks worth trying for `input`: those a `rank(x) == n` condition or a permute of x by
+/// a literal list, or by a list variable with an `in` set, fixes (at any other rank the
+/// pattern does not match), else all.
+std::vector<int> ranks_to_try(const Rule& rule, const std::string& input, bool* open) {
+  uint32_t var = 0;
+  while (var < rule.var_names.size() && rule.var_names[var] != input) ++var;
+  for (const Condition& c : rule.conditions) {
+    if (c.kind == Condition::Kind::kCompare && !c.negated && c.op == CmpOp::kEq &&
+        c.lhs.kind == Term::Kind::kRank && c.lhs.value.kind == ValueRef::Kind::kVar &&
+        c.lhs.value.index == var && c.rhs.kind == Term::Kind::kNumber) {
+      return {static_cast<int>(c.rhs.number)};
+    }
+  }
+  for (const PatNode& node : rule.nodes) {
+    if (node.alts.size() != 1 || node.alts[0].schema->name != "permute") continue;
+    const PatAlt& alt = node.alts[0];
+    if (alt.operands.empty() || alt.operands[0].kind != PatValue::Kind::kVar ||
+        alt.operands[0].index != var) {
+      continue;
+    }
+    for (const AttrCheck& c : alt.attrs) {
+      if (c.kind == AttrCheck::Kind::kList) return {static_cast<int>(c.elements.size())};
+      if (c.kind == AttrCheck::Kind::kBind) {
+        if (std::optional<std::vector<int>> lengths = list_lengths(rule, c.var)) return *lengths;
+      }
+      if (const auto* l = std::get_if<std::vector<int64_t>>(&c.value);
+          l && c.kind == AttrCheck::Kind::kEquals) {
+        return {static_cast<int>(l->size())};
+      }
+    }
+  }
+  *open = true;
+  std::vector<int> all;
+  for (int r = 0; r <= kMaxRank; ++r) all.push_back(r);
+  return all;
+}
+
+/// The weaker of two results that both hold so far.
+void weaken(ProofResult& weakest, ProofResult r) {
+  if (r.verdict == ProofVerdict::kProvedOverReals && !weakest.timed_out) weakest = std::move(r);
+}
+
+/// The proof for one choice of alternatives, trying each rank of an input whose rank the
+/// terms need and each list of a list variable's `in` set. `cases` counts the queries' cases
+/// and `open_ranks` collects the inputs tried at every rank up to kMaxRank.
+ProofResult prove_cases(const Rule& rule, const std::vector<size_t>& choice,
+                        const ProofAssumptions& assume, Deadline deadline,
+                        const std::string& budget, size_t* cases,
+                        std::set<std::string>* open_ranks) {
+  if (++*cases > kMaxCases) throw Outside{"too many ranks and lists to try"};
+  std::vector<ProofAssumptions> next;
+  try {
+    // A rule of elementwise ops has its elements checked one for all; its shapes must agree
+    // too (`x + y - y → x` is wrong where y broadcasts x to a larger shape). Asked first, as it
+    // is quick and the elements' queries may use up the rule's time.
+    std::optional<Equality> shapes;
+    if (elementwise_rule(rule, choice)) {
+      ProofAssumptions shapes_only = assume;
+      shapes_only.shapes_only = true;
+      shapes = check_equality(rule, false, choice, shapes_only, deadline);
+    }
+    ProofResult r = prove_choice(rule, choice, assume, deadline, budget);
+    const bool proved =
+        r.verdict == ProofVerdict::kProved || r.verdict == ProofVerdict::kProvedOverReals;
+    if (proved && shapes && shapes->timed_out) {
+      return {ProofVerdict::kOutside, "the shapes' proof timed out after " + budget, true};
+    }
+    if (proved && shapes && shapes->equal != true) {
+      return {ProofVerdict::kOutside, "equal element by element, but the shapes may differ"};
+    }
+    return r;
+  } catch (const NeedRank& need) {
+    bool open = false;
+    for (int r : ranks_to_try(rule, need.input, &open)) {
+      ProofAssumptions a = assume;
+      a.ranks[need.input] = r;
+      next.push_back(std::move(a));
+    }
+    if (open) open_ranks->insert(need.input);
+  } catch (const NeedList& need) {
+    for (size_t k = 0; k < need.count; ++k) {
+      ProofAssumptions a = assume;
+      a.lists[need.var] = k;
+      next.push_back(std::move(a));
+    }
+  }
+  ProofResult weakest{ProofVerdict::kProved, ""};
+  for (const ProofAssumptions& a : next) {
+    ProofResult r = prove_cases(rule, choice, a, deadline, budget, cases, open_ranks);
+    if (r.verdict == ProofVerdict::kRefuted || r.verdict == ProofVerdict::kOutside) return r;
+    weaken(weakest, std::move(r));
+  }
+  return weakest;
+}
 
 }  // namespace
 
@@ -89,15 +208,20 @@ ProofResult prove_rule(const Rule& rule, const ProveOptions& options) {
       if (combinations > kMaxChoices) return {ProofVerdict::kOutside, "too many alternatives"};
     }
     ProofResult weakest{ProofVerdict::kProved, ""};
+    size_t cases = 0;
+    std::set<std::string> open_ranks;
     for (size_t k = 0; k < combinations; ++k) {
       std::vector<size_t> choice(rule.nodes.size());
       for (size_t i = 0, rest = k; i < rule.nodes.size(); ++i) {
         choice[i] = rest % std::max<size_t>(rule.nodes[i].alts.size(), 1);
         rest /= std::max<size_t>(rule.nodes[i].alts.size(), 1);
       }
-      ProofResult r = prove_choice(rule, choice, deadline, budget);
+      ProofResult r = prove_cases(rule, choice, {}, deadline, budget, &cases, &open_ranks);
       if (r.verdict == ProofVerdict::kRefuted || r.verdict == ProofVerdict::kOutside) return r;
-      if (r.verdict == ProofVerdict::kProvedOverReals && !weakest.timed_out) weakest = r;
+      weaken(weakest, std::move(r));
+    }
+    if (!open_ranks.empty()) {
+      weakest.scope = fmt::format("for ranks up to {} of {}", kMaxRank, fmt::join(open_ranks, ", "));
     }
     return weakest;
   } catch (const Outside& o) {

@@ -1,9 +1,11 @@
 // Proofs for the algebraic fragment of the rule language: a rule whose pattern and replacement
-// are built from elementwise ops (the registry's formulas), identities and scalar literals is
-// checked with Z3 for every input, first over the reals, then in float32 with its zeros,
-// infinities and NaN. Elementwise ops with broadcasting compute each output element from one
-// element of each input, so one variable per tensor stands for every element. Each rule gets a
-// time budget; a rule the solver does not decide within it is tested only.
+// are built from elementwise ops (the registry's formulas), comparisons, selections, identities,
+// permutes, views and scalar literals is checked with Z3 for every input, first over the reals,
+// then in float32 with its zeros, infinities and NaN (rule_terms.h says how). Other ops are
+// uninterpreted functions, so a rule that only moves them around (softmax(x, 3) → softmax(x, -1)
+// of a 4-d x) is proved too. An input whose rank a permute or a condition needs is tried at each
+// rank up to a bound, which the result then names. Each rule gets a time budget; a rule the
+// solver does not decide within it is tested only.
 #pragma once
 
 #include <string>
@@ -20,6 +22,10 @@ enum class ProofVerdict {
 };
 
 struct ProofResult {
+  ProofResult() = default;
+  ProofResult(ProofVerdict v, std::string why, bool out_of_time = false)
+      : verdict(v), detail(std::move(why)), timed_out(out_of_time) {}
+
   ProofVerdict verdict = ProofVerdict::kOutside;
   /// kRefuted: the counterexample (`x = inf: pattern nan, replacement 0`); kProvedOverReals:
   /// where float32 differs; kOutside: why the rule is outside the fragment.
@@ -27,6 +33,8 @@ struct ProofResult {
   /// The solver ran out of the rule's time: kOutside when the proof over the reals did, or
   /// kProvedOverReals when the one in float32 did.
   bool timed_out = false;
+  /// A proof that holds for some ranks only: "for ranks up to 6 of x".
+  std::string scope;
 };
 
 struct ProveOptions {

@@ -306,6 +306,8 @@ void prove_outcome(VerifyOutcome& outcome, const Rule& rule, const ProveOptions&
 std::string format_verify_outcome(const VerifyOutcome& outcome, bool verbose) {
   std::string out;
   const ProofVerdict proof = outcome.proof ? outcome.proof->verdict : ProofVerdict::kOutside;
+  const std::string scope =
+      outcome.proof && !outcome.proof->scope.empty() ? ", " + outcome.proof->scope : "";
   switch (outcome.verdict) {
     case Verdict::kPass:
       out = fmt::format("{} {} ({}, {} graph{}{}{}{})\n",
@@ -314,9 +316,9 @@ std::string format_verify_outcome(const VerifyOutcome& outcome, bool verbose) {
                         outcome.notes.empty() ? ""
                                               : fmt::format("; {} not instantiated",
                                                             outcome.notes.size()),
-                        proof == ProofVerdict::kProved            ? "; over the reals and in float32"
-                        : proof == ProofVerdict::kProvedOverReals ? "; proved over the reals"
-                                                                  : "",
+                        proof == ProofVerdict::kProved            ? "; over the reals and in float32" + scope
+                        : proof == ProofVerdict::kProvedOverReals ? "; proved over the reals" + scope
+                                                                  : std::string(),
                         outcome.proof && outcome.proof->timed_out ? "; " + outcome.proof->detail
                                                                   : "");
       break;

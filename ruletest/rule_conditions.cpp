@@ -1,0 +1,184 @@
+// The `where` conditions as prover terms (rule_terms.h), and equality as the verifier compares.
+// Conditions on `$` variables and on constants' elements constrain the inputs; conditions on
+// ranks, dims and shapes constrain a tensor rule's shapes; conditions on uses and constness
+// restrict where a rule applies, not what it computes, and are left out (a proof without them
+// holds with them). A dtype condition that excludes float32 makes the rule outside, except
+// `dtype(m) == bool`, which makes m's elements 0 or 1.
+#include <fmt/format.h>
+
+#include "ruletest/rule_terms.h"
+
+namespace graft::ruletest {
+namespace {
+
+/// `lhs op rhs` for `rhs` a term, a set or a range of terms given by `term`.
+z3::expr compare(CmpOp op, const z3::expr& lhs, const Term& rhs,
+                 const std::function<z3::expr(const Term&)>& term) {
+  if (op == CmpOp::kIn && rhs.kind == Term::Kind::kRange && rhs.items.size() == 2) {
+    return term(rhs.items[0]) <= lhs && lhs <= term(rhs.items[1]);
+  }
+  if (op == CmpOp::kIn) {
+    z3::expr any = lhs.ctx().bool_val(false);
+    for (const Term& item : rhs.items) any = any || lhs == term(item);
+    return any;
+  }
+  const z3::expr r = term(rhs);
+  switch (op) {
+    case CmpOp::kEq: return lhs == r;
+    case CmpOp::kNe: return lhs != r;
+    case CmpOp::kLt: return lhs < r;
+    case CmpOp::kLe: return lhs <= r;
+    case CmpOp::kGt: return lhs > r;
+    case CmpOp::kGe: return lhs >= r;
+    case CmpOp::kIn: break;
+  }
+  return lhs == r;
+}
+
+}  // namespace
+
+void RuleTerms::conditions(z3::solver& solver) {
+  for (const Condition& c : rule_.conditions) {
+    if (c.kind == Condition::Kind::kValue) {
+      if (tensors_) throw Outside{"a condition on a constant's elements: " + c.text};
+      solver.add(element_condition(c));
+      continue;
+    }
+    if (c.kind != Condition::Kind::kCompare) continue;
+    if (c.lhs.kind == Term::Kind::kDTypeOf) {
+      const bool made_bool = c.lhs.value.kind == ValueRef::Kind::kVar &&
+                             bool_inputs_.count(rule_.var_names[c.lhs.value.index]) > 0;
+      if (!made_bool) check_dtype_condition(c);
+      continue;
+    }
+    std::optional<z3::expr> holds = compare_condition(c);
+    if (holds) solver.add(c.negated ? !*holds : *holds);
+  }
+}
+
+z3::expr RuleTerms::dim_term(const Term& t) {
+  switch (t.kind) {
+    case Term::Kind::kNumber:
+      if (!t.is_int) throw Outside{"a size that is not an integer"};
+      return ctx_.int_val(static_cast<int64_t>(t.number));
+    case Term::Kind::kSymbol: {
+      auto it = symbols_.find(t.var);
+      if (it == symbols_.end()) {
+        it = symbols_.emplace(t.var, ctx_.int_const(fmt::format("N{}", t.var).c_str())).first;
+      }
+      return it->second;
+    }
+    case Term::Kind::kAttrVar: return int_var(t.var);
+    default: throw Outside{"a size the prover does not model"};
+  }
+}
+
+std::optional<z3::expr> RuleTerms::compare_condition(const Condition& c) {
+  if (c.lhs.kind == Term::Kind::kAttrVar) {
+    // A list variable's `in` set is tried list by list (list_choice).
+    if (c.op == CmpOp::kIn && c.rhs.kind == Term::Kind::kSet && !c.rhs.items.empty() &&
+        c.rhs.items[0].kind == Term::Kind::kList) {
+      return std::nullopt;
+    }
+    auto num = [&](const Term& t) -> z3::expr {
+      if (t.kind == Term::Kind::kNumber) return number(t.number);
+      if (t.kind == Term::Kind::kAttrVar) return attr_var(t.var);
+      throw Outside{"a condition the prover does not model: " + c.text};
+    };
+    z3::expr holds = compare(c.op, attr_var(c.lhs.var), c.rhs, num);
+    // The same condition on the variable as an int attribute (a transpose's dim).
+    if (int_vars_.count(c.lhs.var) > 0) {
+      holds = holds && compare(c.op, int_var(c.lhs.var), c.rhs,
+                               [&](const Term& t) { return dim_term(t); });
+    }
+    return holds;
+  }
+  if (!tensors_) return std::nullopt;
+  auto dims_of = [&](const ValueRef& v) -> std::vector<z3::expr> {
+    Tensor t = value_of(v);
+    algebra_.tuple(t, Index{});  // throws when the rank is open
+    return *t.dims;
+  };
+  switch (c.lhs.kind) {
+    case Term::Kind::kRank: {
+      const auto rank = static_cast<int64_t>(dims_of(c.lhs.value).size());
+      return compare(c.op, ctx_.int_val(rank), c.rhs, [&](const Term& t) { return dim_term(t); });
+    }
+    case Term::Kind::kDim: {
+      const std::vector<z3::expr> dims = dims_of(c.lhs.value);
+      const auto rank = static_cast<int64_t>(dims.size());
+      const int64_t k = c.lhs.dim < 0 ? c.lhs.dim + rank : c.lhs.dim;
+      if (k < 0 || k >= rank) return ctx_.bool_val(false);
+      return compare(c.op, dims[static_cast<size_t>(k)], c.rhs,
+                     [&](const Term& t) { return dim_term(t); });
+    }
+    case Term::Kind::kShapeOf: {
+      if (c.op != CmpOp::kEq && c.op != CmpOp::kNe) break;
+      z3::expr eq = ctx_.bool_val(true);
+      if (c.rhs.kind == Term::Kind::kShapeOf) {
+        eq = algebra_.same_shape(value_of(c.lhs.value), value_of(c.rhs.value));
+      } else if (c.rhs.kind == Term::Kind::kList) {
+        const std::vector<z3::expr> dims = dims_of(c.lhs.value);
+        if (dims.size() != c.rhs.items.size()) {
+          eq = ctx_.bool_val(false);
+        } else {
+          for (size_t k = 0; k < dims.size(); ++k) {
+            const Term& item = c.rhs.items[k];
+            if (item.kind == Term::Kind::kEllipsis) throw Outside{"a shape with '...': " + c.text};
+            if (item.kind != Term::Kind::kWildcard) eq = eq && dims[k] == dim_term(item);
+          }
+        }
+      } else {
+        break;
+      }
+      return c.op == CmpOp::kEq ? eq : !eq;
+    }
+    default: break;
+  }
+  return std::nullopt;
+}
+
+/// `value(w) op rhs` for the element of `w` the terms stand for: every element satisfies it.
+/// Negated, it says that some element does not, which no single element's term can state.
+z3::expr RuleTerms::element_condition(const Condition& c) {
+  if (c.negated) throw Outside{"a negated condition on a constant's elements: " + c.text};
+  if (c.values[0].kind != ValueRef::Kind::kVar) throw Outside{"a condition on " + c.text};
+  z3::expr x = input(rule_.var_names[c.values[0].index]);
+  auto num = [&](const Term& t) {
+    if (t.tolerance > 0) throw Outside{"an element compared within a tolerance: " + c.text};
+    return number(t.kind == Term::Kind::kBool ? (t.flag ? 1.0 : 0.0) : t.number);
+  };
+  // In float32, equality as the matcher tests it: -0 equals 0, NaN equals nothing.
+  auto eq = [&](const z3::expr& y) { return fp_ ? z3::fp_eq(x, y) : x == y; };
+  switch (c.op) {
+    case CmpOp::kEq: return eq(num(c.rhs));
+    case CmpOp::kNe: return !eq(num(c.rhs));
+    case CmpOp::kLt: return x < num(c.rhs);
+    case CmpOp::kLe: return x <= num(c.rhs);
+    case CmpOp::kGt: return x > num(c.rhs);
+    case CmpOp::kGe: return x >= num(c.rhs);
+    case CmpOp::kIn: break;
+  }
+  if (c.rhs.kind == Term::Kind::kRange && c.rhs.items.size() == 2) {
+    return num(c.rhs.items[0]) <= x && x <= num(c.rhs.items[1]);
+  }
+  z3::expr any = ctx_.bool_val(false);
+  for (const Term& item : c.rhs.items) any = any || eq(num(item));
+  return any;
+}
+
+void RuleTerms::check_dtype_condition(const Condition& c) {
+  bool f32 = false;
+  if (c.rhs.kind == Term::Kind::kDType) f32 = c.rhs.dtype == DType::kFloat32;
+  for (const Term& item : c.rhs.items) f32 = f32 || item.dtype == DType::kFloat32;
+  const bool admits = (c.op == CmpOp::kNe) != f32;
+  if (admits == c.negated) throw Outside{"a rule for other dtypes than float32"};
+}
+
+/// Equal as the verifier compares: NaN matches NaN, and 0 matches -0.
+z3::expr RuleTerms::same(const z3::expr& a, const z3::expr& b) {
+  if (!fp_) return a == b;
+  return (a.mk_is_nan() && b.mk_is_nan()) || z3::expr(ctx_, Z3_mk_fpa_eq(ctx_, a, b));
+}
+
+}  // namespace graft::ruletest
