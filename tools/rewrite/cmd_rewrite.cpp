@@ -131,7 +131,9 @@ int rewrite_model(const RewriteFlags& flags) {
               << "'" << did_you_mean(flags.print_after, phases) << " (or give 'all')\n";
     return kExitUsage;
   }
-  std::optional<Model> model = load_verified_model(flags.model, flags.paths);
+  // The rewritten graph is verified before it is written; the loaded one only with
+  // --verify-each, as a pass pipeline verifies its input.
+  std::optional<Model> model = load_model_reporting(flags.model, flags.paths, flags.verify_each);
   if (!model) return kExitInputRejected;
   CompiledRules compiled(*rules);
 
@@ -214,7 +216,9 @@ Handler setup_rewrite(CLI::App& app) {
       ->excludes(app.get_option("--output"));
   app.add_flag("--dry-run", flags->dry_run, "list the rewrites that would be applied; write nothing");
   app.add_flag("--stats", flags->stats, "per rule: candidates, matches, applied, time (stderr)");
-  app.add_flag("--verify-each", flags->verify_each, "run the graph verifier after every phase");
+  app.add_flag("--verify-each", flags->verify_each,
+               "run the graph verifier on the loaded graph and after every phase (the result is "
+               "always verified)");
   app.add_option("--explain", flags->explain,
                  "RULE@NODE: why RULE does or does not rewrite at NODE; writes nothing");
   app.add_option("--only", flags->only, "run only this rule (repeatable)")->option_text("RULE")
