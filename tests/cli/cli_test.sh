@@ -58,6 +58,8 @@ case "$case_name" in
     expect 2 "'--stast': did you mean '--stats'?" -- "$rewrite" --rules "$src/examples/rules/fuse.rules" "$example" --stast
     expect 2 "'--graph': did you mean '--graphs'?" -- "$rewrite" verify "$src/examples/rules/fuse.rules" --graph 3
     expect 2 "'tset' is not a file: did you mean the subcommand 'test'?" -- "$rewrite" tset "$src/examples/rules/fuse.rules"
+    # The same when the words parse as a rewrite of a file that is not there.
+    expect 1 "'prnt' is not a file: did you mean the subcommand 'print'?" -- "$rewrite" prnt -o "$tmp/prnt.json"
     ;;
   save-roundtrip)
     expect 0 "wrote" -- "$rewrite" "$example" -o "$tmp/a.json"

@@ -54,7 +54,9 @@ int run(int argc, char** argv) {
     std::fprintf(stderr, "%s", app.help().c_str());
     return kExitUsage;
   }
-  return main_job();
+  const int code = main_job();
+  if (code != kExitOk) std::fprintf(stderr, "%s", subcommand_hint(app).c_str());
+  return code;
 }
 
 }  // namespace

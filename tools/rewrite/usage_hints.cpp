@@ -47,26 +47,28 @@ std::string usage_hints(const CLI::App& app) {
       if (!near.empty()) out += "'" + escape_for_terminal(flag) + "': did you mean '" + near + "'?\n";
     }
   }
+  if (&command == &app) out += subcommand_hint(app);
+  return out;
+}
+
+std::string subcommand_hint(const CLI::App& app) {
   // `rewrite tset x.rules`: the main job took "tset" for a model path.
-  if (&command == &app && app.count("model") > 0) {
-    std::string model = app.get_option("model")->as<std::string>();
-    std::error_code ec;
-    // Two edits: a swapped pair of letters ("tset") is the common typo of a short name.
-    std::string near;
-    int best = 3;
-    for (const std::string& name : subcommand_names(app)) {
-      int d = edit_distance(model, name, best);
-      if (d < best) {
-        best = d;
-        near = name;
-      }
-    }
-    if (!near.empty() && !std::filesystem::exists(model, ec)) {
-      out += "'" + escape_for_terminal(model) + "' is not a file: did you mean the subcommand '" +
-             near + "'?\n";
+  if (app.count("model") == 0) return "";
+  std::string model = app.get_option("model")->as<std::string>();
+  std::error_code ec;
+  // Two edits: a swapped pair of letters ("tset") is the common typo of a short name.
+  std::string near;
+  int best = 3;
+  for (const std::string& name : subcommand_names(app)) {
+    int d = edit_distance(model, name, best);
+    if (d < best) {
+      best = d;
+      near = name;
     }
   }
-  return out;
+  if (near.empty() || std::filesystem::exists(model, ec)) return "";
+  return "'" + escape_for_terminal(model) + "' is not a file: did you mean the subcommand '" +
+         near + "'?\n";
 }
 
 }  // namespace graft::cli

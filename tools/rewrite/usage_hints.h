@@ -15,4 +15,8 @@ namespace graft::cli {
 /// for an unknown word where the top-level command expected a model; "" when none is close.
 std::string usage_hints(const CLI::App& app);
 
+/// The nearest subcommand when the main job's model path does not exist and is close to one
+/// (`rewrite prnt -o out.json`, which parses as a rewrite of the file 'prnt'); "" otherwise.
+std::string subcommand_hint(const CLI::App& app);
+
 }  // namespace graft::cli
