@@ -27,6 +27,7 @@ Tensor TensorAlgebra::input(const std::string& name, std::optional<int> rank,
                             const std::function<z3::expr(const std::vector<z3::expr>&)>& element) {
   Tensor t;
   t.input = name;
+  t.rank_input = name;
   if (!rank) {
     t.shape = ctx_.constant(fmt::format("shape({})", name).c_str(), shape_sort_);
     t.at = [element](const Index& i) {
@@ -119,7 +120,7 @@ std::vector<z3::expr> TensorAlgebra::unravel(const std::vector<z3::expr>& dims,
 
 std::vector<z3::expr> TensorAlgebra::tuple(const Tensor& t, const Index& i) {
   if (!t.dims) {
-    if (!t.input.empty()) throw NeedRank{t.input};
+    if (!t.rank_input.empty()) throw NeedRank{t.rank_input};
     throw Outside{"the dims of a computed value of open rank"};
   }
   return i.flat ? unravel(*t.dims, *i.flat) : i.tuple;
@@ -165,6 +166,7 @@ Tensor TensorAlgebra::broadcast_shape(const std::vector<const Tensor*>& operands
   if (same) {
     out.dims = shaped[0]->dims;
     out.shape = shaped[0]->shape;
+    out.rank_input = shaped[0]->rank_input;
     return out;
   }
   if (known) {

@@ -26,6 +26,9 @@ struct Tensor {
   std::optional<z3::expr> shape;              // else an uninterpreted shape term
   std::function<z3::expr(const Index&)> at;   // the element at an index of this tensor
   std::string input;                          // the rule's input it is, if any
+  /// The input whose rank, once known, gives this tensor's dims (its own, or an input's whose
+  /// shape it has: relu(x)).
+  std::string rank_input;
 };
 
 /// The prover needs the rank of input `input`: thrown where a permute or a rank condition

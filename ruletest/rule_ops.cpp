@@ -77,7 +77,7 @@ Tensor RuleTerms::apply(const OpSchema& op, const std::vector<std::optional<Tens
       std::optional<z3::expr> fill = attrs.numbers[attr("fill_value")];
       if (!fill) throw Outside{"full_like without its value"};
       Tensor t = operand(0);
-      t.input.clear();
+      t.input.clear();  // its shape, not its elements
       t.at = [value = *fill](const Index&) { return value; };
       return t;
     }

@@ -209,6 +209,12 @@ TEST_CASE("the prover proves layout rules on tensors of any shape", "[ruletest][
     CHECK(proof.verdict == ProofVerdict::kProved);
     CHECK(proof.scope.empty());
   }
+  // An elementwise op commutes with a permute: relu(x) has x's shape, so x's rank gives it.
+  ruletest::ProofResult relu_permute = prove(
+      "rule r { pattern(x) { return permute(relu(x), [0, 2, 3, 1]) } "
+      "replacement { return relu(permute(x, [0, 2, 3, 1])) } }");
+  INFO(relu_permute.detail);
+  CHECK(relu_permute.verdict == ProofVerdict::kProved);
   // transpose with dims bound to variables is tried at each rank up to a bound, which it says.
   ruletest::ProofResult transposes = prove(
       "rule r { pattern(x) { return transpose(transpose(x, $a, $b), $b, $a) } "
