@@ -69,6 +69,16 @@ z3::expr RuleTerms::dim_term(const Term& t) {
       return it->second;
     }
     case Term::Kind::kAttrVar: return int_var(t.var);
+    case Term::Kind::kRank:
+    case Term::Kind::kDim: {
+      Tensor v = value_of(t.value);
+      algebra_.tuple(v, Index{});  // throws when the rank is open
+      const auto rank = static_cast<int64_t>(v.dims->size());
+      if (t.kind == Term::Kind::kRank) return ctx_.int_val(rank);
+      const int64_t k = t.dim < 0 ? t.dim + rank : t.dim;
+      if (k < 0 || k >= rank) throw Outside{"a dim out of range"};
+      return (*v.dims)[static_cast<size_t>(k)];
+    }
     default: throw Outside{"a size the prover does not model"};
   }
 }
@@ -101,6 +111,9 @@ std::optional<z3::expr> RuleTerms::compare_condition(const Condition& c) {
   };
   switch (c.lhs.kind) {
     case Term::Kind::kRank: {
+      // A bound on an open rank (`rank(x) >= 2`) only narrows where the rule applies; an
+      // equality fixes it, which the terms may need.
+      if (!value_of(c.lhs.value).dims && c.op != CmpOp::kEq) return std::nullopt;
       const auto rank = static_cast<int64_t>(dims_of(c.lhs.value).size());
       return compare(c.op, ctx_.int_val(rank), c.rhs, [&](const Term& t) { return dim_term(t); });
     }

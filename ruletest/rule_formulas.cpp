@@ -17,7 +17,8 @@ z3::expr need(const std::optional<z3::expr>& param) {
 
 z3::expr RuleTerms::binary(Formula f, const z3::expr& x, const z3::expr& y,
                            const std::optional<z3::expr>& alpha) {
-  auto scaled = [&] { return alpha ? *alpha * y : y; };
+  // alpha = 1 scales exactly, also in float32: the term without it is the same number.
+  auto scaled = [&] { return alpha && !z3::eq(*alpha, number(1)) ? *alpha * y : y; };
   switch (f) {
     case Formula::kAdd: return x + scaled();
     case Formula::kSub: return x - scaled();

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "engine/ops/op_registry.h"
 #include "ruletest/rule_terms.h"
 
 namespace graft::ruletest {
@@ -137,6 +138,7 @@ Tensor RuleTerms::apply(const OpSchema& op, const std::vector<std::optional<Tens
   if (op.family == OpFamily::kPermute || op.family == OpFamily::kView) {
     return layout(op, operand(0), attrs);
   }
+  if (op.family == OpFamily::kLinear) return linear(operand(0), operand(1), operands.at(2));
   return other_op(op, operands, attrs);
 }
 
@@ -251,6 +253,24 @@ Tensor RuleTerms::layout(const OpSchema& op, const Tensor& in, const AttrTerms& 
   // Another view: its shape a function of the input's and of the attributes.
   Tensor out = other_op(op, {in}, attrs);
   return algebra_.view(in, out.dims, out.shape);
+}
+
+/// linear(x, w, b) as it is defined: matmul(x, w.T) + b, so that a rule from matmul and add
+/// to linear compares like with like.
+Tensor RuleTerms::linear(const Tensor& x, const Tensor& w, const std::optional<Tensor>& b) {
+  algebra_.tuple(w, Index{});  // throws when the weight's rank is open
+  if (w.dims->size() != 2) {
+    require(ctx_.bool_val(false));
+    return x;
+  }
+  const OpRegistry& ops = OpRegistry::get();
+  const OpSchema& matmul = *ops.find("matmul");
+  const Tensor wt = algebra_.permute(w, {ctx_.int_val(1), ctx_.int_val(0)});
+  Tensor y = other_op(matmul, {x, wt}, AttrTerms{});
+  if (!b) return y;
+  return elementwise(*ops.find("add"), {y, *b}, [this](const std::vector<z3::expr>& v) {
+    return binary(Formula::kAdd, v[0], v[1], std::nullopt);
+  });
 }
 
 /// An op without a formula: its elements and its shape uninterpreted functions of its

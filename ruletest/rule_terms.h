@@ -70,6 +70,7 @@ class RuleTerms {
   Tensor elementwise(const OpSchema& op, const std::vector<Tensor>& operands,
                      const std::function<z3::expr(const std::vector<z3::expr>&)>& formula);
   Tensor layout(const OpSchema& op, const Tensor& in, const AttrTerms& attrs);
+  Tensor linear(const Tensor& x, const Tensor& w, const std::optional<Tensor>& b);
   Tensor other_op(const OpSchema& op, const std::vector<std::optional<Tensor>>& operands,
                   const AttrTerms& attrs);
   z3::expr formula(const OpSchema& op, const std::vector<z3::expr>& x, const AttrTerms& attrs);

@@ -196,6 +196,10 @@ TEST_CASE("the prover proves layout rules on tensors of any shape", "[ruletest][
            // The keys' permute of attention, inside a matmul.
            std::string("rule r { pattern(q, k) { return matmul(q, permute(k, [0, 2, 3, 1])) } "
                        "replacement { return matmul(q, transpose(permute(k, [0, 2, 1, 3]), -2, -1)) } }"),
+           // linear is matmul(x, w.T) + b by definition.
+           std::string("rule r { pattern(x, w, b) { y = matmul(x, w) return y + b } "
+                       "where rank(w) == 2, rank(b) == 1, rank(x) >= 2 "
+                       "replacement { return linear(x, permute(w, [1, 0]), b) } }"),
            // A list variable's lists are tried one by one.
            std::string("rule r { pattern(x) { return permute(permute(x, $p), $p) } "
                        "where $p in {[1, 0], [0, 2, 1], [0, 1, 3, 2]} replacement { return x } }"),
@@ -241,7 +245,8 @@ TEST_CASE("the prover refutes wrong layout rules, with the sizes and the index",
 TEST_CASE("the prover claims nothing where shapes may differ", "[ruletest][prover]") {
   for (const std::string& text : {
            // Right element by element, but y may broadcast x to a larger shape.
-           std::string("rule r { pattern(x, y) { return x + y - y } replacement { return x } }"),
+           std::string("rule r { pattern(x, y) { return where(eq(y, y), x, x) } "
+                       "replacement { return x } }"),
            // Without the shape condition the mask may enlarge the scores.
            std::string("rule r { pattern(keep, s) { return where(keep, s, $fill) } "
                        "where dtype(keep) == bool "
