@@ -2,11 +2,15 @@
 dotted module path importable from the current directory or a .py file, and FACTORY a callable
 returning an nn.Module, or (module, example_inputs) with the inputs a tensor or a tuple/list of
 tensors. Models are built after torch.manual_seed(seed), so their random initialisation (and a
-factory's inputs) are reproducible; torchvision models get weights=None (nothing is
-downloaded), and segmentation and video models their own input shapes.
+factory's inputs) are reproducible. `torchvision:NAME` is any builder of
+torchvision.models.list_models() (classification, segmentation, video, detection, optical flow,
+quantization), built with weights=None and weights_backbone=None (nothing is downloaded), with
+its kind's input shapes.
 """
+import difflib
 import importlib
 import importlib.util
+import inspect
 import os
 import sys
 
@@ -16,6 +20,10 @@ from .common import ExportError
 
 TORCHVISION_INPUT_SHAPE = (3, 224, 224)
 VIDEO_INPUT_SHAPE = (3, 16, 112, 112)   # (C, T, H, W) of torchvision's video classifiers
+# Input shapes by kind (torchvision_kind) where they are not one 224 x 224 image; optical flow
+# takes two frames.
+KIND_INPUT_SHAPES = {"video": [VIDEO_INPUT_SHAPE],
+                     "optical_flow": [TORCHVISION_INPUT_SHAPE, TORCHVISION_INPUT_SHAPE]}
 
 
 class Built:
@@ -26,17 +34,38 @@ class Built:
         self.module, self.shapes, self.inputs = module, shapes, inputs
 
 
-def _torchvision(name):
-    import torchvision
-    for where, shape in ((torchvision.models.segmentation, TORCHVISION_INPUT_SHAPE),
-                         (torchvision.models.video, VIDEO_INPUT_SHAPE),
-                         (torchvision.models, TORCHVISION_INPUT_SHAPE)):
-        factory = getattr(where, name, None)
-        if factory is not None and not name.startswith("_") and callable(factory):
-            if where is torchvision.models.segmentation:
-                return Built(factory(weights=None, weights_backbone=None), [shape])
-            return Built(factory(weights=None), [shape])
-    raise ExportError("torchvision.models has no model '%s'" % name)
+def torchvision_kind(builder):
+    """The kind of a torchvision builder, from the package that defines it: classification
+    (torchvision.models.resnet), or segmentation, video, detection, optical_flow or
+    quantization (torchvision.models.KIND.module)."""
+    parts = builder.__module__.split(".")
+    return parts[2] if len(parts) > 3 else "classification"
+
+
+def torchvision_builder(name):
+    """The builder that torchvision.models.list_models() lists under `name`, whatever its kind;
+    an unknown name is an ExportError with the closest names."""
+    import torchvision.models
+    known = torchvision.models.list_models()
+    if name not in known:
+        close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+        raise ExportError("torchvision %s has no model '%s'%s (torchvision.models.list_models() "
+                          "lists its %d builders)"
+                          % (torchvision.__version__, name,
+                             "; did you mean %s?" % " or ".join(close) if close else "",
+                             len(known)))
+    return torchvision.models.get_model_builder(name)
+
+
+def _torchvision(spec, name):
+    """Builds a torchvision model without pretrained weights, nor the pretrained backbone that
+    detection and segmentation builders load by default, so nothing is downloaded."""
+    builder = torchvision_builder(name)
+    kind = torchvision_kind(builder)
+    kwargs = {"weights": None}
+    if "weights_backbone" in inspect.signature(builder).parameters:
+        kwargs["weights_backbone"] = None
+    return Built(builder(**kwargs), list(KIND_INPUT_SHAPES.get(kind, [TORCHVISION_INPUT_SHAPE])))
 
 
 def build(spec, seed):
@@ -47,7 +76,7 @@ def build(spec, seed):
     where, name = spec.rsplit(":", 1)
     torch.manual_seed(seed)
     if where == "torchvision":
-        return _torchvision(name)
+        return _torchvision(spec, name)
     module = _import(where)
     factory = getattr(module, name, None)
     if factory is None or not callable(factory):
