@@ -17,6 +17,7 @@ import sys
 import torch
 
 from .common import ExportError
+from .source_lines import is_installed_file, user_frames_of_traceback, where_text
 
 TORCHVISION_INPUT_SHAPE = (3, 224, 224)
 VIDEO_INPUT_SHAPE = (3, 16, 112, 112)   # (C, T, H, W) of torchvision's video classifiers
@@ -65,7 +66,8 @@ def _torchvision(spec, name):
     kwargs = {"weights": None}
     if "weights_backbone" in inspect.signature(builder).parameters:
         kwargs["weights_backbone"] = None
-    return Built(builder(**kwargs), list(KIND_INPUT_SHAPES.get(kind, [TORCHVISION_INPUT_SHAPE])))
+    module = _run_user_code(spec, "torchvision's builder", lambda: builder(**kwargs))
+    return Built(module, list(KIND_INPUT_SHAPES.get(kind, [TORCHVISION_INPUT_SHAPE])))
 
 
 def build(spec, seed):
@@ -81,7 +83,11 @@ def build(spec, seed):
     factory = getattr(module, name, None)
     if factory is None or not callable(factory):
         raise ExportError("'%s' has no callable '%s'" % (where, name))
-    result = factory()
+    hint = ""
+    if where.startswith("torchvision.models") and _is_torchvision_builder(name):
+        hint = ("\n%s() without arguments loads pretrained weights; torchvision:%s builds it "
+                "with weights=None and weights_backbone=None (nothing is downloaded)" % (name, name))
+    result = _run_user_code(spec, "the factory", factory, hint)
     inputs = None
     if isinstance(result, (tuple, list)) and len(result) == 2 and isinstance(
             result[0], torch.nn.Module):
@@ -107,14 +113,43 @@ def _import(where):
         spec = importlib.util.spec_from_file_location(module_name, where)
         module = importlib.util.module_from_spec(spec)
         sys.modules[module_name] = module
-        spec.loader.exec_module(module)
+        _run_user_code(where, "importing it", lambda: spec.loader.exec_module(module))
         return module
     if "" not in sys.path and os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     try:
-        return importlib.import_module(where)
+        return _run_user_code(where, "importing it", lambda: importlib.import_module(where))
+    except ExportError:
+        raise
     except ModuleNotFoundError as e:
         raise ExportError("cannot import '%s': %s" % (where, e)) from None
+
+
+def _run_user_code(what, doing, call, hint=""):
+    """call(): code of the user's (a factory, a builder, importing a module). An exception it
+    raises is the model's failure, not the exporter's, so it becomes an ExportError naming it
+    and the lines of model code it went through (the innermost, and the outermost when that is
+    the user's own, not an installed package's): no traceback, no "internal error". A module that is not found at all is left to
+    the caller."""
+    try:
+        return call()
+    except ExportError:
+        raise
+    except Exception as e:  # noqa: BLE001 - whatever the user's code raises
+        if isinstance(e, ModuleNotFoundError) and doing == "importing it" and \
+                e.name is not None and what.split(".")[0] == e.name.split(".")[0]:
+            raise
+        frames = user_frames_of_traceback(e.__traceback__)
+        where = "".join(where_text(f) for f in frames[-1:])
+        if len(frames) > 1 and not is_installed_file(frames[0].filename):
+            where += where_text(frames[0]).replace("\n  at", "\n  called from", 1)
+        raise ExportError("%s: %s raised %s: %s%s%s"
+                          % (what, doing, type(e).__name__, e, where, hint)) from None
+
+
+def _is_torchvision_builder(name):
+    import torchvision.models
+    return name in torchvision.models.list_models()
 
 
 def example_inputs(shapes, batch, seed):
