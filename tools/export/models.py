@@ -86,7 +86,8 @@ def build(spec, seed):
     hint = ""
     if where.startswith("torchvision.models") and _is_torchvision_builder(name):
         hint = ("\n%s() without arguments loads pretrained weights; torchvision:%s builds it "
-                "with weights=None and weights_backbone=None (nothing is downloaded)" % (name, name))
+                "with weights=None and weights_backbone=None (nothing is downloaded)"
+                % (name, name))
     result = _run_user_code(spec, "the factory", factory, hint)
     inputs = None
     if isinstance(result, (tuple, list)) and len(result) == 2 and isinstance(
@@ -126,11 +127,11 @@ def _import(where):
 
 
 def _run_user_code(what, doing, call, hint=""):
-    """call(): code of the user's (a factory, a builder, importing a module). An exception it
+    """call(): the user's code (a factory, a builder, importing a module). An exception it
     raises is the model's failure, not the exporter's, so it becomes an ExportError naming it
     and the lines of model code it went through (the innermost, and the outermost when that is
-    the user's own, not an installed package's): no traceback, no "internal error". A module that is not found at all is left to
-    the caller."""
+    the user's own, not an installed package's): no traceback, no "internal error". A module
+    that is not found at all is left to the caller."""
     try:
         return call()
     except ExportError:

@@ -36,8 +36,11 @@ def is_installed_file(filename):
 def is_library_file(filename):
     """True for the files of torch, functorch, the standard library and the exporter, and for
     code without a file ('<string>'): frames a user cannot change."""
+    if filename.startswith("<"):
+        return True
+    filename = os.path.abspath(filename)    # code imported through 'dir/./tools' keeps the '.'
     return (any(filename.startswith(d) for d in _LIBRARY_DIRS) or filename == _DRIVER
-            or filename.startswith("<") or _is_stdlib_file(filename))
+            or _is_stdlib_file(filename))
 
 
 class Frame:
