@@ -25,12 +25,11 @@ def note(module):
     if which == "detection":
         return ("\nNeither capture path can export %s, one of torchvision's detection models: "
                 "its pre- and post-processing depend on the data, which one graph cannot "
-                "express. The transform loops over the images and resizes each by a factor it "
-                "reads back from a tensor (scale.item()); box selection (score threshold, "
-                "top-k, non-maximum suppression) returns as many boxes as the scores let "
-                "through (data-dependent output sizes). Export the network without them: %s; "
-                "keep the transform, the anchors, box decoding and NMS in PyTorch (%s)."
-                % (name, _detection_parts(module), DOCS))
+                "express. The transform loops over the images%s; box selection (score "
+                "threshold, top-k, non-maximum suppression) returns as many boxes as the scores "
+                "let through (data-dependent output sizes). Export the network without them: "
+                "%s; keep the transform, the anchors, box decoding and NMS in PyTorch (%s)."
+                % (name, _resize(module), _detection_parts(module), DOCS))
     if which == "optical_flow":
         return ("\nNeither capture path can export %s, torchvision's optical-flow model: each "
                 "refinement step samples the correlation volume at the current flow estimate "
@@ -39,6 +38,13 @@ def note(module):
                 "plain CNN), and keep the correlation and the update loop in PyTorch (%s)."
                 % (name, DOCS))
     return ""
+
+
+def _resize(module):
+    transform = getattr(module, "transform", None)
+    if transform is not None and getattr(transform, "fixed_size", None):
+        return ""   # SSD resizes to a fixed size
+    return " and resizes each by a factor it reads back from a tensor (scale.item())"
 
 
 def _detection_parts(module):
