@@ -3,7 +3,9 @@
 source-line filter (source_lines.py), the capture's naming of parameters and inputs
 (aten_capture.py), the ATen path's runs at batch 1 (aten_converter.py), einsum as matmul
 (einsum_lowering.py), the drawing of all-zero weights (models.py), compare.py's refusal of
-an all-zero reference, and where sums of symbols take the ATen path (converter.py's advice).
+an all-zero reference, where sums of symbols take the ATen path (converter.py's advice),
+torchvision:NAME for every kind of builder, a raising factory as the model's error, and
+detection models refused with what to export instead (torchvision_limits.py).
 
     exporter_unit_test.py SOURCE_DIR
 """
@@ -14,6 +16,7 @@ import os
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 SOURCE_DIR = sys.argv.pop(1) if len(sys.argv) > 1 else os.getcwd()
 sys.path.insert(0, os.path.join(SOURCE_DIR, "tools"))
@@ -506,6 +509,110 @@ class ZeroWeightsTest(unittest.TestCase):
             np.save(os.path.join(d, "output_0.npy"), np.ones((1, 4), dtype=np.float32))
             np.savez(os.path.join(d, "out.npz"), y=np.ones((1, 4), dtype=np.float32))
             self.assertTrue(compare.compare(d, os.path.join(d, "out.npz"), 1e-4, 1e-4)[0])
+
+
+class TorchvisionSpecTest(unittest.TestCase):
+    """torchvision:NAME is any builder of list_models(), built without downloading weights."""
+
+    def test_a_segmentation_builder_resolves_without_downloading(self):
+        def no_download(*args, **kwargs):
+            raise AssertionError("a weights download was attempted")
+        with mock.patch.object(torchvision.models._api, "load_state_dict_from_url",
+                               no_download):
+            built = models.build("torchvision:lraspp_mobilenet_v3_large", 0)
+        self.assertEqual(type(built.module).__name__, "LRASPP")
+        self.assertEqual(built.shapes, [(3, 224, 224)])
+
+    def test_every_kind_is_found(self):
+        kinds = {name: models.torchvision_kind(models.torchvision_builder(name))
+                 for name in ("resnet18", "fcn_resnet50", "r3d_18", "raft_small",
+                              "fasterrcnn_mobilenet_v3_large_320_fpn", "quantized_resnet18")}
+        self.assertEqual(kinds, {"resnet18": "classification", "fcn_resnet50": "segmentation",
+                                 "r3d_18": "video", "raft_small": "optical_flow",
+                                 "fasterrcnn_mobilenet_v3_large_320_fpn": "detection",
+                                 "quantized_resnet18": "quantization"})
+        for name in torchvision.models.list_models():
+            models.torchvision_builder(name)
+
+    def test_an_unknown_name_gets_the_closest_builders(self):
+        with self.assertRaisesRegex(ExportError, "no model 'fasterrcnn_mobilenet_v3_large_320'; "
+                                    "did you mean fasterrcnn_mobilenet_v3_large_320_fpn"):
+            models.build("torchvision:fasterrcnn_mobilenet_v3_large_320", 0)
+
+
+def run_export_fx(argv):
+    """(exit code, stderr) of export_fx.py's main()."""
+    import export_fx
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        code = export_fx.main(argv)
+    return code, err.getvalue()
+
+
+class FactoryErrorTest(unittest.TestCase):
+    """An exception from the user's code is the model's error: exit 1, the line, no
+    traceback and no "internal error" (which stays for the exporter's own bugs)."""
+
+    FACTORY = ("import urllib.error\n"
+               "import torch\n"
+               "def fetch():\n"
+               "    raise urllib.error.URLError('no network')\n"
+               "def make():\n"
+               "    fetch()\n"
+               "    return torch.nn.Linear(2, 2)\n")
+
+    def export(self, source, spec):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "factory_raises.py")
+            with open(path, "w") as f:
+                f.write(source)
+            return path, run_export_fx([path + spec, "-o", os.path.join(d, "out")])
+
+    def test_a_factory_that_raises(self):
+        path, (code, err) = self.export(self.FACTORY, ":make")
+        self.assertEqual(code, 1, err)
+        self.assertIn("export_fx.py: error: %s:make: the factory raised URLError: "
+                      "<urlopen error no network>" % path, err)
+        self.assertIn("at %s:4 in fetch: raise urllib.error.URLError('no network')" % path, err)
+        self.assertIn("called from %s:6 in make: fetch()" % path, err)
+        self.assertNotIn("internal error", err)
+        self.assertNotIn("Traceback", err)
+
+    def test_a_module_that_raises_on_import(self):
+        path, (code, err) = self.export("x = 1 / 0\n", ":make")
+        self.assertEqual(code, 1, err)
+        self.assertIn("importing it raised ZeroDivisionError: division by zero\n"
+                      "  at %s:1 in <module>: x = 1 / 0" % path, err)
+        self.assertNotIn("internal error", err)
+
+
+class DetectionTest(unittest.TestCase):
+    """Detection models are refused on every capture path with the line of torchvision's
+    code, what graft cannot capture and what to export instead."""
+
+    def test_faster_rcnn_is_refused_clearly(self):
+        for capture in ("fx", "aten", "auto"):
+            with self.subTest(capture=capture), tempfile.TemporaryDirectory() as d:
+                code, err = run_export_fx(["torchvision:fasterrcnn_mobilenet_v3_large_320_fpn",
+                                           "-o", os.path.join(d, "out"), "--capture", capture])
+                self.assertEqual(code, 1, err)
+                self.assertRegex(err, r"at .*torchvision/models/detection/\w+\.py:\d+ in ")
+                self.assertIn("Neither capture path can export FasterRCNN", err)
+                self.assertIn("non-maximum suppression", err)
+                self.assertIn("model.backbone", err)
+                self.assertNotIn("internal error", err)
+                self.assertFalse(os.path.exists(os.path.join(d, "out")))
+
+    def test_the_note_follows_the_class_and_names_the_parts(self):
+        class MyRetinaNet(torchvision.models.detection.RetinaNet):
+            pass
+        from export import torchvision_limits
+        self.assertEqual(torchvision_limits.kind(object.__new__(MyRetinaNet)), "detection")
+        self.assertIn("self.head(list(self.backbone(x).values()))",
+                      torchvision_limits.note(object.__new__(MyRetinaNet)))
+        raft = object.__new__(torchvision.models.optical_flow.RAFT)
+        self.assertIn("F.grid_sample", torchvision_limits.note(raft))
+        self.assertEqual(torchvision_limits.note(nn.Linear(2, 2)), "")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,9 @@ writes out/resnet18/model.json and model.safetensors (docs/model-format.md) and,
 reference=True, the inputs and PyTorch's eager outputs as .npy files plus reference.json.
 `convert()` does the same in memory. The model is captured with torch.fx (converter.py) or,
 when that fails, with make_fx at the ATen level (aten_converter.py); `capture` chooses. Every
-failure is an ExportError whose message says what to change; nothing is written then.
+failure is an ExportError whose message says what to change; nothing is written then. The
+errors of torchvision's detection and optical-flow models add what graft cannot capture in
+them and what to export instead (torchvision_limits.py).
 """
 import json
 import sys
@@ -15,7 +17,7 @@ import sys
 import torch
 from torch.utils import _pytree as pytree
 
-from . import aten_converter, converter
+from . import aten_converter, converter, torchvision_limits
 from .aten_capture import input_names
 from .builder import Converted
 from .common import ExportError
@@ -50,6 +52,16 @@ def convert(module, example_inputs, *, dynamic_batch=True, dynamic_dims=(), capt
     converter.check_dtypes(module, example_inputs)
     symbols = resolve(list(dynamic_dims), input_names(module, len(example_inputs)),
                       example_inputs, dynamic_batch)
+    try:
+        return _capture(module, example_inputs, symbols, capture, metadata, note)
+    except ExportError as e:
+        limits = torchvision_limits.note(module)
+        if not limits:
+            raise
+        raise ExportError(str(e) + limits) from None
+
+
+def _capture(module, example_inputs, symbols, capture, metadata, note):
     if capture == "fx":
         converted = converter.convert(module, example_inputs, symbols, metadata)
         note("captured with torch.fx (--capture fx)")

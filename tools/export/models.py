@@ -2,20 +2,29 @@
 dotted module path importable from the current directory or a .py file, and FACTORY a callable
 returning an nn.Module, or (module, example_inputs) with the inputs a tensor or a tuple/list of
 tensors. Models are built after torch.manual_seed(seed), so their random initialisation (and a
-factory's inputs) are reproducible; torchvision models get weights=None (nothing is
-downloaded), and segmentation and video models their own input shapes.
+factory's inputs) are reproducible. `torchvision:NAME` is any builder of
+torchvision.models.list_models() (classification, segmentation, video, detection, optical flow,
+quantization), built with weights=None and weights_backbone=None (nothing is downloaded), with
+its kind's input shapes.
 """
+import difflib
 import importlib
 import importlib.util
+import inspect
 import os
 import sys
 
 import torch
 
 from .common import ExportError
+from .source_lines import is_installed_file, user_frames_of_traceback, where_text
 
 TORCHVISION_INPUT_SHAPE = (3, 224, 224)
 VIDEO_INPUT_SHAPE = (3, 16, 112, 112)   # (C, T, H, W) of torchvision's video classifiers
+# Input shapes by kind (torchvision_kind) where they are not one 224 x 224 image; optical flow
+# takes two frames.
+KIND_INPUT_SHAPES = {"video": [VIDEO_INPUT_SHAPE],
+                     "optical_flow": [TORCHVISION_INPUT_SHAPE, TORCHVISION_INPUT_SHAPE]}
 
 
 class Built:
@@ -26,17 +35,39 @@ class Built:
         self.module, self.shapes, self.inputs = module, shapes, inputs
 
 
-def _torchvision(name):
-    import torchvision
-    for where, shape in ((torchvision.models.segmentation, TORCHVISION_INPUT_SHAPE),
-                         (torchvision.models.video, VIDEO_INPUT_SHAPE),
-                         (torchvision.models, TORCHVISION_INPUT_SHAPE)):
-        factory = getattr(where, name, None)
-        if factory is not None and not name.startswith("_") and callable(factory):
-            if where is torchvision.models.segmentation:
-                return Built(factory(weights=None, weights_backbone=None), [shape])
-            return Built(factory(weights=None), [shape])
-    raise ExportError("torchvision.models has no model '%s'" % name)
+def torchvision_kind(builder):
+    """The kind of a torchvision builder, from the package that defines it: classification
+    (torchvision.models.resnet), or segmentation, video, detection, optical_flow or
+    quantization (torchvision.models.KIND.module)."""
+    parts = builder.__module__.split(".")
+    return parts[2] if len(parts) > 3 else "classification"
+
+
+def torchvision_builder(name):
+    """The builder that torchvision.models.list_models() lists under `name`, whatever its kind;
+    an unknown name is an ExportError with the closest names."""
+    import torchvision.models
+    known = torchvision.models.list_models()
+    if name not in known:
+        close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+        raise ExportError("torchvision %s has no model '%s'%s (torchvision.models.list_models() "
+                          "lists its %d builders)"
+                          % (torchvision.__version__, name,
+                             "; did you mean %s?" % " or ".join(close) if close else "",
+                             len(known)))
+    return torchvision.models.get_model_builder(name)
+
+
+def _torchvision(spec, name):
+    """Builds a torchvision model without pretrained weights, nor the pretrained backbone that
+    detection and segmentation builders load by default, so nothing is downloaded."""
+    builder = torchvision_builder(name)
+    kind = torchvision_kind(builder)
+    kwargs = {"weights": None}
+    if "weights_backbone" in inspect.signature(builder).parameters:
+        kwargs["weights_backbone"] = None
+    module = _run_user_code(spec, "torchvision's builder", lambda: builder(**kwargs))
+    return Built(module, list(KIND_INPUT_SHAPES.get(kind, [TORCHVISION_INPUT_SHAPE])))
 
 
 def build(spec, seed):
@@ -47,12 +78,17 @@ def build(spec, seed):
     where, name = spec.rsplit(":", 1)
     torch.manual_seed(seed)
     if where == "torchvision":
-        return _torchvision(name)
+        return _torchvision(spec, name)
     module = _import(where)
     factory = getattr(module, name, None)
     if factory is None or not callable(factory):
         raise ExportError("'%s' has no callable '%s'" % (where, name))
-    result = factory()
+    hint = ""
+    if where.startswith("torchvision.models") and _is_torchvision_builder(name):
+        hint = ("\n%s() without arguments loads pretrained weights; torchvision:%s builds it "
+                "with weights=None and weights_backbone=None (nothing is downloaded)"
+                % (name, name))
+    result = _run_user_code(spec, "the factory", factory, hint)
     inputs = None
     if isinstance(result, (tuple, list)) and len(result) == 2 and isinstance(
             result[0], torch.nn.Module):
@@ -78,14 +114,43 @@ def _import(where):
         spec = importlib.util.spec_from_file_location(module_name, where)
         module = importlib.util.module_from_spec(spec)
         sys.modules[module_name] = module
-        spec.loader.exec_module(module)
+        _run_user_code(where, "importing it", lambda: spec.loader.exec_module(module))
         return module
     if "" not in sys.path and os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     try:
-        return importlib.import_module(where)
+        return _run_user_code(where, "importing it", lambda: importlib.import_module(where))
+    except ExportError:
+        raise
     except ModuleNotFoundError as e:
         raise ExportError("cannot import '%s': %s" % (where, e)) from None
+
+
+def _run_user_code(what, doing, call, hint=""):
+    """call(): the user's code (a factory, a builder, importing a module). An exception it
+    raises is the model's failure, not the exporter's, so it becomes an ExportError naming it
+    and the lines of model code it went through (the innermost, and the outermost when that is
+    the user's own, not an installed package's): no traceback, no "internal error". A module
+    that is not found at all is left to the caller."""
+    try:
+        return call()
+    except ExportError:
+        raise
+    except Exception as e:  # noqa: BLE001 - whatever the user's code raises
+        if isinstance(e, ModuleNotFoundError) and doing == "importing it" and \
+                e.name is not None and what.split(".")[0] == e.name.split(".")[0]:
+            raise
+        frames = user_frames_of_traceback(e.__traceback__)
+        where = "".join(where_text(f) for f in frames[-1:])
+        if len(frames) > 1 and not is_installed_file(frames[0].filename):
+            where += where_text(frames[0]).replace("\n  at", "\n  called from", 1)
+        raise ExportError("%s: %s raised %s: %s%s%s"
+                          % (what, doing, type(e).__name__, e, where, hint)) from None
+
+
+def _is_torchvision_builder(name):
+    import torchvision.models
+    return name in torchvision.models.list_models()
 
 
 def example_inputs(shapes, batch, seed):

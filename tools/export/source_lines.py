@@ -1,9 +1,10 @@
 """Source lines of the model code: the innermost frame of a traceback or of a traced node's
-recorded stack that is not in torch, functorch or this exporter. torchvision's files count as
-model code (its models are what fails), so directories are compared with their trailing
-separator: '.../torchvision/' is not under '.../torch/'.
+recorded stack that is not in torch, functorch, Python's standard library or this exporter.
+torchvision's files count as model code (its models are what fails), so directories are
+compared with their trailing separator: '.../torchvision/' is not under '.../torch/'.
 """
 import os
+import sysconfig
 import traceback
 
 import torch
@@ -18,11 +19,28 @@ except ImportError:  # pragma: no cover - a torch without functorch
     pass
 
 
+_STDLIB_DIR = os.path.join(sysconfig.get_paths()["stdlib"], "")
+_PACKAGE_DIRS = (os.sep + "site-packages" + os.sep, os.sep + "dist-packages" + os.sep)
+
+
+def _is_stdlib_file(filename):
+    # A virtual environment's or conda's packages live under the standard library's directory.
+    return filename.startswith(_STDLIB_DIR) and not is_installed_file(filename)
+
+
+def is_installed_file(filename):
+    """True for a file of an installed package (site-packages, dist-packages)."""
+    return any(d in filename for d in _PACKAGE_DIRS)
+
+
 def is_library_file(filename):
-    """True for the files of torch, functorch and the exporter, and for code without a file
-    ('<string>'): frames a user cannot change."""
+    """True for the files of torch, functorch, the standard library and the exporter, and for
+    code without a file ('<string>'): frames a user cannot change."""
+    if filename.startswith("<"):
+        return True
+    filename = os.path.abspath(filename)    # code imported through 'dir/./tools' keeps the '.'
     return (any(filename.startswith(d) for d in _LIBRARY_DIRS) or filename == _DRIVER
-            or filename.startswith("<"))
+            or _is_stdlib_file(filename))
 
 
 class Frame:
@@ -34,14 +52,17 @@ class Frame:
         self.filename, self.lineno, self.name, self.line = filename, lineno, name, line
 
 
+def user_frames_of_traceback(tb):
+    """The frames of a traceback outside the libraries (is_library_file), outermost first."""
+    return [Frame(f.filename, f.lineno, f.name, (f.line or "").strip())
+            for f in traceback.extract_tb(tb) if not is_library_file(f.filename)]
+
+
 def user_frame_of_traceback(tb):
     """The innermost frame of a traceback outside torch and the exporter: where the user's
     code (or torchvision's) failed."""
-    user = None
-    for f in traceback.extract_tb(tb):
-        if not is_library_file(f.filename):
-            user = Frame(f.filename, f.lineno, f.name, (f.line or "").strip())
-    return user
+    frames = user_frames_of_traceback(tb)
+    return frames[-1] if frames else None
 
 
 def user_frame_of_node(node):
