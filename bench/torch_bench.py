@@ -20,6 +20,7 @@ autograd bookkeeping), each a whole forward pass.
 """
 import argparse
 import importlib.util
+import inspect
 import json
 import os
 import resource
@@ -48,11 +49,17 @@ def build(spec, batch, seed):
     where, name = spec.rsplit(":", 1) if ":" in spec else ("torchvision", spec)
     torch.manual_seed(seed)
     if where == "torchvision":
-        import torchvision
-        factory = getattr(torchvision.models, name, None)
-        if factory is None or name.startswith("_") or not callable(factory):
-            sys.exit(f"torch_bench: torchvision.models has no model '{name}'")
-        return factory(weights=None), example_inputs([(3, 224, 224)], batch, seed), True
+        import torchvision.models
+        if name not in torchvision.models.list_models():
+            sys.exit(f"torch_bench: torchvision.models.list_models() has no model '{name}'")
+        builder = torchvision.models.get_model_builder(name)
+        kwargs = {"weights": None}
+        if "weights_backbone" in inspect.signature(builder).parameters:
+            kwargs["weights_backbone"] = None  # nothing is downloaded
+        # The input shape of the builder's kind, as tools/export/models.py gives it.
+        kind = builder.__module__.split(".")[2] if builder.__module__.count(".") > 2 else ""
+        shape = (3, 16, 112, 112) if kind == "video" else (3, 224, 224)
+        return builder(**kwargs), example_inputs([shape], batch, seed), True
     if not where.endswith(".py") or not os.path.isfile(where):
         sys.exit(f"torch_bench: '{spec}' is neither a torchvision name nor FILE.py:FACTORY")
     os.environ["BENCH_BATCH"] = str(batch)
