@@ -10,7 +10,8 @@ measurement, so peak RSS belongs to one mode only.
 The model is a torchvision name (resnet18, or torchvision:resnet18) or FILE.py:FACTORY as
 tools/export_fx.py takes it, built as the exporter builds it, so that both run the same
 weights: torch.manual_seed(--seed) first; torchvision models get weights=None and
-standard-normal inputs of (batch, 3, 224, 224) from their own generator seeded --seed + 1; a
+standard-normal inputs of (batch, 3, 224, 224) (video: 3, 16, 112, 112) from their own generator
+seeded --seed + 1; a
 factory returns a module (its inputs then come from its `input_shapes` attribute the same way)
 or (module, example_inputs), and is called with BENCH_BATCH=--batch in its environment (the
 convention of bench/transformer_models.py; inputs of another batch are an error). The model
