@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "ruletest/rule_equality.h"
 
 namespace graft::ruletest {
@@ -191,37 +193,44 @@ Tensor TensorAlgebra::broadcast_shape(const std::vector<const Tensor*>& operands
     out.dims = dims;
     return out;
   }
-  z3::expr term = shape_term(*shaped[0]);
-  for (size_t k = 1; k < shaped.size(); ++k) {
-    z3::expr next = shape_term(*shaped[k]);
-    valid.push_back(broadcasts(term, next));
-    term = broadcast(term, next);
-  }
-  out.shape = term;
+  std::vector<z3::expr> terms;
+  for (const Tensor* t : shaped) terms.push_back(shape_term(*t));
+  Broadcast b = broadcast(terms);
+  valid.push_back(b.valid);
+  out.shape = b.shape;
   return out;
 }
 
-z3::expr TensorAlgebra::broadcast(const z3::expr& a, const z3::expr& b) {
-  abstract_ = true;
-  z3::func_decl bcast = shape_function("broadcast", 2, shape_sort_);
-  if (!broadcast_axioms_) {
-    // Where it is defined, broadcasting joins shapes (each dim the larger, 1 below all): it
-    // is commutative, associative and idempotent.
-    broadcast_axioms_ = true;
-    z3::expr x = ctx_.constant("a", shape_sort_), y = ctx_.constant("b", shape_sort_),
-             z = ctx_.constant("c", shape_sort_);
-    axioms_.push_back(z3::forall(x, y, bcast(x, y) == bcast(y, x)));
-    axioms_.push_back(z3::forall(x, y, z, bcast(bcast(x, y), z) == bcast(x, bcast(y, z))));
-    axioms_.push_back(z3::forall(x, bcast(x, x) == x));
-    z3::func_decl bvalid = shape_function("broadcasts", 2, ctx_.bool_sort());
-    axioms_.push_back(z3::forall(x, y, bvalid(x, y) == bvalid(y, x)));
+TensorAlgebra::Broadcast TensorAlgebra::broadcast(const std::vector<z3::expr>& terms) {
+  // Broadcasting joins shapes (each dim the larger, 1 below all), so it is commutative,
+  // associative and idempotent: the broadcast of a set of shape terms, written one way.
+  std::vector<z3::expr> atoms;
+  for (const z3::expr& t : terms) {
+    auto it = broadcast_atoms_.find(t.id());
+    const std::vector<z3::expr> of_t = it == broadcast_atoms_.end() ? std::vector<z3::expr>{t}
+                                                                    : it->second;
+    for (const z3::expr& a : of_t) {
+      if (std::none_of(atoms.begin(), atoms.end(), [&](const z3::expr& b) { return z3::eq(a, b); })) {
+        atoms.push_back(a);
+      }
+    }
   }
-  return bcast(a, b);
-}
-
-z3::expr TensorAlgebra::broadcasts(const z3::expr& a, const z3::expr& b) {
-  broadcast(a, b);  // the axioms
-  return shape_function("broadcasts", 2, ctx_.bool_sort())(a, b);
+  std::sort(atoms.begin(), atoms.end(),
+            [](const z3::expr& a, const z3::expr& b) { return a.id() < b.id(); });
+  if (atoms.size() == 1) return {atoms[0], ctx_.bool_val(true)};
+  abstract_ = true;
+  z3::func_decl join = shape_function(fmt::format("broadcast{}", atoms.size()), atoms.size(), shape_sort_);
+  z3::func_decl fits =
+      shape_function(fmt::format("broadcasts{}", atoms.size()), atoms.size(), ctx_.bool_sort());
+  z3::expr_vector args(ctx_);
+  for (const z3::expr& a : atoms) args.push_back(a);
+  Broadcast out{join(args), fits(args)};
+  broadcast_atoms_.emplace(out.shape.id(), atoms);
+  // Shapes that are equal broadcast to themselves.
+  z3::expr all_equal = ctx_.bool_val(true);
+  for (size_t k = 1; k < atoms.size(); ++k) all_equal = all_equal && atoms[k] == atoms[0];
+  axioms_.push_back(z3::implies(all_equal, out.shape == atoms[0] && out.valid));
+  return out;
 }
 
 z3::expr TensorAlgebra::broadcasts_to(const Tensor& from, const Tensor& to) {
@@ -236,8 +245,9 @@ z3::expr TensorAlgebra::broadcasts_to(const Tensor& from, const Tensor& to) {
     }
     return all;
   }
-  z3::expr f = shape_term(from), t = shape_term(to);
-  return broadcast(f, t) == t && broadcasts(f, t);
+  const z3::expr t = shape_term(to);
+  Broadcast b = broadcast({shape_term(from), t});
+  return b.shape == t && b.valid;
 }
 
 Index TensorAlgebra::operand_index(const Tensor& operand, const Tensor& result, const Index& i) {

@@ -9,6 +9,7 @@
 #include <z3++.h>
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -92,15 +93,18 @@ class TensorAlgebra {
   z3::expr ravel(const std::vector<z3::expr>& dims, const std::vector<z3::expr>& tuple);
   std::vector<z3::expr> unravel(const std::vector<z3::expr>& dims, const z3::expr& offset);
   z3::func_decl shape_function(const std::string& name, size_t arity, const z3::sort& range);
-  /// The broadcast of two shape terms, with the axioms it needs the first time.
-  z3::expr broadcast(const z3::expr& a, const z3::expr& b);
-  z3::expr broadcasts(const z3::expr& a, const z3::expr& b);
+  /// The broadcast of shape terms, and whether they broadcast: one term per set of shapes.
+  struct Broadcast {
+    z3::expr shape;
+    z3::expr valid;
+  };
+  Broadcast broadcast(const std::vector<z3::expr>& terms);
 
   z3::context& ctx_;
   z3::sort shape_sort_;
   std::vector<z3::expr> axioms_;
   bool abstract_ = false;
-  bool broadcast_axioms_ = false;
+  std::map<unsigned, std::vector<z3::expr>> broadcast_atoms_;  // by the broadcast term's id
 };
 
 }  // namespace graft::ruletest

@@ -226,6 +226,10 @@ Tensor RuleTerms::layout(const OpSchema& op, const Tensor& in, const AttrTerms& 
     require(algebra_.numel(shaped) == count);
     return algebra_.view(in, dims, std::nullopt);
   }
+  // flatten and unsqueeze of an input of open rank: its rank gives their dims.
+  if ((op.name == "unsqueeze" || op.name == "flatten") && !in.dims && !in.rank_input.empty()) {
+    throw NeedRank{in.rank_input};
+  }
   if (op.name == "unsqueeze" && in.dims) {
     const size_t r = in.dims->size();
     z3::expr d = normalized_dim(attrs.integer(attr("dim")), r + 1);

@@ -200,6 +200,9 @@ TEST_CASE("the prover proves layout rules on tensors of any shape", "[ruletest][
            std::string("rule r { pattern(x, w, b) { y = matmul(x, w) return y + b } "
                        "where rank(w) == 2, rank(b) == 1, rank(x) >= 2 "
                        "replacement { return linear(x, permute(w, [1, 0]), b) } }"),
+           // flatten of an input whose rank a condition fixes.
+           std::string("rule r { pattern(x) { return reshape(x, [-1]) } where rank(x) == 3 "
+                       "replacement { return flatten(x, 0) } }"),
            // A list variable's lists are tried one by one.
            std::string("rule r { pattern(x) { return permute(permute(x, $p), $p) } "
                        "where $p in {[1, 0], [0, 2, 1], [0, 1, 3, 2]} replacement { return x } }"),
@@ -262,7 +265,9 @@ TEST_CASE("the prover claims nothing where shapes may differ", "[ruletest][prove
   }
   // Broadcasting is commutative, associative and idempotent: these shapes agree.
   for (auto [p, r] : std::vector<std::pair<std::string, std::string>>{
-           {"add(x, y)", "add(y, x)"}, {"(x + y) * y", "x * y + y * y"}}) {
+           {"add(x, y)", "add(y, x)"},
+           {"(x + y) * y", "x * y + y * y"},
+           {"where(gt(x, 0.0), x, y)", "where(logical_not(gt(x, 0.0)), y, x)"}}) {
     INFO(p << " -> " << r);
     ruletest::ProofResult proof = prove(rule(p, r));
     INFO(proof.detail);
