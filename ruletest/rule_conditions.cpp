@@ -181,11 +181,22 @@ z3::expr RuleTerms::element_condition(const Condition& c) {
 }
 
 void RuleTerms::check_dtype_condition(const Condition& c) {
-  bool f32 = false;
-  if (c.rhs.kind == Term::Kind::kDType) f32 = c.rhs.dtype == DType::kFloat32;
-  for (const Term& item : c.rhs.items) f32 = f32 || item.dtype == DType::kFloat32;
+  bool f32 = false, other_float = false;
+  auto note = [&](DType d) {
+    f32 = f32 || d == DType::kFloat32;
+    other_float = other_float || d == DType::kFloat16 || d == DType::kBFloat16 ||
+                  d == DType::kFloat64;
+  };
+  if (c.rhs.kind == Term::Kind::kDType) note(c.rhs.dtype);
+  for (const Term& item : c.rhs.items) note(item.dtype);
   const bool admits = (c.op == CmpOp::kNe) != f32;
-  if (admits == c.negated) throw Outside{"a rule for other dtypes than float32"};
+  if (admits != c.negated) return;
+  // A rule for float16, bfloat16 or float64 only: over the reals its dtype does not matter
+  // (a systematic difference is one in every float dtype); float32 is not its arithmetic.
+  const bool for_other_floats = !c.negated && c.op != CmpOp::kNe && other_float;
+  if (!fp_ && for_other_floats) return;
+  throw Outside{for_other_floats ? "float32 is not the rule's dtype"
+                                 : "a rule for other dtypes than float32"};
 }
 
 /// Equal as the verifier compares: NaN matches NaN, and 0 matches -0.

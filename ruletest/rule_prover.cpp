@@ -47,7 +47,11 @@ ProofResult prove_choice(const Rule& rule, const std::vector<size_t>& choice,
   Equality reals = check_equality(rule, false, choice, assume, deadline);
   if (reals.timed_out) return {ProofVerdict::kOutside, "the proof timed out after " + budget, true};
   if (reals.equal == true) {
-    return in_float32_after_reals(check_equality(rule, true, choice, assume, deadline), budget);
+    try {
+      return in_float32_after_reals(check_equality(rule, true, choice, assume, deadline), budget);
+    } catch (const Outside& o) {
+      return {ProofVerdict::kProvedOverReals, "not checked in float32: " + o.reason};
+    }
   }
   if (reals.equal == false && reals.functions.empty()) {
     return {ProofVerdict::kRefuted, "over the reals, " + reals.counterexample};
