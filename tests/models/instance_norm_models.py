@@ -3,7 +3,8 @@ a norm uses each sample's own statistics and as batch_norm when it uses running 
 InstanceNorm2d(affine=True), InstanceNorm1d without affine parameters, InstanceNorm2d with
 tracked running statistics in eval mode (after a conv of its own, into which std.rules folds
 it), InstanceNorm3d, F.instance_norm and an unbatched (C, L) input, after a conv so that the
-planes are not standard normal already. Input 2 x 4 x 6 x 7.
+planes are not standard normal already. Input 2 x 4 x 6 x 7. Also RAFT's feature encoder (15
+InstanceNorm2d), one of the parts of torchvision's RAFT that export.
 """
 import torch
 import torch.nn as nn
@@ -40,3 +41,12 @@ def make_instance_norms():
         model.affine2d.weight.copy_(torch.rand(6) + 0.5)
         model.affine2d.bias.copy_(torch.randn(6) * 0.5)
     return model.eval(), torch.randn(2, 4, 6, 7)
+
+
+def make_raft_feature_encoder():
+    """torchvision's raft_large feature encoder, randomly initialised, on a 64 x 96 image pair
+    stacked as a batch of two."""
+    import torchvision
+    torch.manual_seed(0)
+    encoder = torchvision.models.optical_flow.raft_large().feature_encoder
+    return encoder.eval(), torch.randn(2, 3, 64, 96)
