@@ -4,6 +4,7 @@ source-line filter (source_lines.py), the capture's naming of parameters and inp
 (aten_capture.py), the ATen path's runs at batch 1 (aten_converter.py), einsum as matmul
 (einsum_lowering.py), the drawing of all-zero weights (models.py), compare.py's refusal of
 an all-zero reference, where sums of symbols take the ATen path (converter.py's advice),
+instance norm as group_norm or batch_norm on both paths (ops.py, aten_instance_norm.py),
 torchvision:NAME for every kind of builder, a raising factory as the model's error, and
 detection models refused with what to export instead (torchvision_limits.py).
 
@@ -285,6 +286,49 @@ class BuffersTest(unittest.TestCase):
         self.assertEqual(json.loads(text)["buffers"], ["1.running_mean", "1.running_var"])
         self.assertLess(text.index('"buffers"'), text.index('"nodes"'))
 
+
+class InstanceNormTest(unittest.TestCase):
+    """Instance norm is group_norm with a group per channel on the input's own statistics and
+    batch_norm on tracked running statistics, on both paths; on the ATen path the batch norm of
+    the input reshaped to (1, N * C, ...) is recomposed (aten_instance_norm.py)."""
+
+    @staticmethod
+    def calls(module, capture, shape=(2, 3, 5, 5)):
+        converted = export.convert(nn.Sequential(module).eval(), (torch.randn(*shape),),
+                                   capture=capture, note=lambda line: None)
+        return [(n["target"], n.get("kwargs", {})) for n in converted.model["nodes"]
+                if n["op"] == "call_function"]
+
+    def test_own_statistics_are_a_group_norm_with_a_group_per_channel(self):
+        for capture in ("fx", "aten"):
+            with self.subTest(capture=capture):
+                calls = self.calls(nn.InstanceNorm2d(3, affine=True, eps=1e-3), capture)
+                self.assertEqual([t for t, _ in calls], ["group_norm"])
+                kwargs = calls[0][1]
+                self.assertEqual((kwargs["num_groups"], kwargs["eps"]), (3, 1e-3))
+                self.assertEqual((kwargs["weight"], kwargs["bias"]),
+                                 ({"node": "0_weight"}, {"node": "0_bias"}))
+
+    def test_without_affine_there_is_no_weight_and_rank_5_works(self):
+        for capture in ("fx", "aten"):
+            with self.subTest(capture=capture):
+                calls = self.calls(nn.InstanceNorm3d(4), capture, (2, 4, 3, 5, 5))
+                self.assertEqual(calls, [("group_norm", {"num_groups": 4, "eps": 1e-5})])
+
+    def test_running_statistics_are_a_batch_norm(self):
+        for capture in ("fx", "aten"):
+            with self.subTest(capture=capture):
+                calls = self.calls(nn.InstanceNorm1d(3, track_running_stats=True), capture,
+                                   (2, 3, 7))
+                self.assertEqual([t for t, _ in calls], ["batch_norm"])
+
+    def test_a_tracking_module_in_training_mode_is_refused(self):
+        module = nn.Sequential(nn.InstanceNorm2d(3, track_running_stats=True))
+        with self.assertRaises(ExportError) as caught:
+            export.convert(module.train(), (torch.randn(2, 3, 5, 5),), capture="fx",
+                           note=lambda line: None)
+        self.assertIn("InstanceNorm2d with track_running_stats=True in training mode; call "
+                      "model.eval()", str(caught.exception))
 
 class BatchOneTest(unittest.TestCase):
     """At batch 1 PyTorch may arrange data movement differently (size-1 dims); the ATen path

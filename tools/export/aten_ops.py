@@ -109,10 +109,10 @@ def _like(fill=None):
 
 _RANDOM = unsupported("a random op: the graph would compute new random numbers on every run; "
                       "remove it from the inference path (model.eval() removes dropout)")
-# F.instance_norm reaches ATen as a batch norm in training mode too, even in eval mode.
+# F.instance_norm reaches ATen as a batch norm in training mode too, even in eval mode;
+# aten_instance_norm.py has recomposed those it recognises before conversion.
 _OUTPUT_OF_TRAINING = "normalises with the input's own statistics: batch norm in training " \
-                      "mode (call model.eval() before exporting) or instance norm " \
-                      "(nn.InstanceNorm without track_running_stats; graft has no op for it)"
+                      "mode (call model.eval() before exporting)"
 
 ROWS = {
     # ** convolution, linear, matmul **

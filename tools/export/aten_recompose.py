@@ -12,6 +12,8 @@ graphs and converted:
   or linear on the tensors themselves. graft's linear and matmul take any leading dims, so the
   recomposed graph has none of the flattening reshapes, whose sizes (B * T) would otherwise fix
   the symbolic dims.
+- Instance norm, which arrives as a batch norm of the input flattened to one sample of N * C
+  channels, is group_norm or batch_norm on the input itself (aten_instance_norm.py).
 
 Every condition is on the recorded shapes, so a rewrite is exact; the graph stays runnable.
 """
@@ -19,6 +21,8 @@ import math
 
 import torch
 import torch.fx
+
+from .aten_instance_norm import recompose_instance_norms
 
 A = torch.ops.aten
 _VIEWS = (A.view.default, A._unsafe_view.default, A._reshape_alias.default, A.reshape.default)
@@ -174,6 +178,7 @@ def recompose(gm):
     """Rewrites gm's graph in place (see the module's docstring)."""
     graph = gm.graph
     _drop_layout(graph)
+    recompose_instance_norms(graph)
     for node in list(graph.nodes):
         if _is(node, A.addmm.default, A.mm.default):
             _linear(graph, node)

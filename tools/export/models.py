@@ -159,14 +159,18 @@ def example_inputs(shapes, batch, seed):
     return tuple(torch.randn((batch,) + tuple(s), generator=generator) for s in shapes)
 
 
+_TRACKING_NORMS = (torch.nn.modules.batchnorm._BatchNorm,
+                   torch.nn.modules.instancenorm._InstanceNorm)
+
+
 def randomize_norm_stats(module, seed):
-    """Gives every BatchNorm seeded random statistics and affine parameters. Freshly
-    initialised models have mean 0, var 1, weight 1 and bias 0, which hides a wrong batch-norm
-    fold; these values do not."""
+    """Gives every BatchNorm and every InstanceNorm that tracks running statistics seeded
+    random statistics and affine parameters. Freshly initialised models have mean 0, var 1,
+    weight 1 and bias 0, which hides a wrong batch-norm fold; these values do not."""
     generator = torch.Generator().manual_seed(seed + 2)
     with torch.no_grad():
         for m in module.modules():
-            if isinstance(m, torch.nn.modules.batchnorm._BatchNorm) and m.running_mean is not None:
+            if isinstance(m, _TRACKING_NORMS) and m.running_mean is not None:
                 c = m.running_mean.shape[0]
                 m.running_mean.copy_(torch.randn(c, generator=generator) * 0.1)
                 m.running_var.copy_(torch.rand(c, generator=generator) + 0.5)

@@ -169,6 +169,34 @@ def group_norm(cx, input, num_groups, weight=None, bias=None, eps=1e-05):
                    weight=weight, bias=bias, eps=eps)
 
 
+def _instance_channels(cx, input, dim):
+    """C, dim `dim` of the input, which must be the same in every run."""
+    shapes = cx.shapes(input).values()
+    channels = {shape[dim] if len(shape) > dim else None for shape in shapes}
+    if len(channels) != 1 or None in channels or not isinstance(next(iter(channels)), int):
+        raise Unsupported("instance_norm needs an (N, C, *) input with a fixed C, got shapes %r"
+                          % sorted(list(s) for s in shapes))
+    return channels.pop()
+
+
+def _instance_norm(emit, input, channels, running_mean, running_var, weight, bias,
+                   use_input_stats, eps):
+    """Each (sample, channel) plane normalised by its own statistics is group_norm with one
+    group per channel; with use_input_stats=False the running statistics normalise every plane
+    alike, which is batch_norm."""
+    if use_input_stats:
+        return emit("group_norm", [input], num_groups=channels, weight=weight, bias=bias,
+                    eps=eps)
+    if running_mean is None or running_var is None:
+        raise Unsupported("instance_norm with use_input_stats=False needs running statistics")
+    return emit("batch_norm", [input, running_mean, running_var, weight, bias], eps=eps)
+
+
+def instance_norm(cx, input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-05):
+    return _instance_norm(cx.call, _tensor(input, "input"), _instance_channels(cx, input, 1),
+                          running_mean, running_var, weight, bias, use_input_stats, eps)
+
 def _softmax(op):
     def convert(cx, input, dim=None, _stacklevel=3, dtype=None):
         if dim is None:
@@ -442,6 +470,7 @@ FUNCTIONS = {
     F.conv_transpose1d: _conv_transpose("conv_transpose1d", 1),
     F.conv_transpose2d: _conv_transpose("conv_transpose2d", 2),
     F.conv_transpose3d: _conv_transpose("conv_transpose3d", 3), F.group_norm: group_norm,
+    F.instance_norm: instance_norm,
     # torch.*
     torch.conv2d: conv2d, torch.conv_transpose1d: _conv_transpose("conv_transpose1d", 1),
     torch.conv_transpose2d: _conv_transpose("conv_transpose2d", 2),
@@ -545,6 +574,20 @@ def module_group_norm(cx, m, input):
                       m.eps)
 
 
+def module_instance_norm(cx, m, input):
+    """InstanceNorm1d/2d/3d; an unbatched input (C, *) is normalised as a batch of one, as the
+    module does."""
+    if m.training and m.track_running_stats:
+        raise Unsupported("%s with track_running_stats=True in training mode; call "
+                          "model.eval() before exporting" % type(m).__name__)
+    stats = (cx.param(m, "running_mean"), cx.param(m, "running_var"), cx.param(m, "weight"),
+             cx.param(m, "bias"), not m.track_running_stats, m.eps)
+    if len(cx.shape(_tensor(input, "input"))) != m._get_no_batch_dim():
+        return _instance_norm(cx.call, input, _instance_channels(cx, input, 1), *stats)
+    batched = cx.step("unsqueeze", [input], dim=0)
+    normed = _instance_norm(cx.step, batched, _instance_channels(cx, input, 0), *stats)
+    return cx.call("squeeze", [normed], dim=0)
+
 def module_linear(cx, m, input):
     return linear(cx, input, cx.param(m, "weight"), cx.param(m, "bias"))
 
@@ -570,6 +613,8 @@ MODULES = {
     nn.ConvTranspose2d: _module_conv_transpose("conv_transpose2d", 2),
     nn.ConvTranspose3d: _module_conv_transpose("conv_transpose3d", 3),
     nn.GroupNorm: module_group_norm,
+    nn.InstanceNorm1d: module_instance_norm, nn.InstanceNorm2d: module_instance_norm,
+    nn.InstanceNorm3d: module_instance_norm,
     nn.Linear: module_linear,
     nn.Identity: lambda cx, m, input: input,
     nn.Dropout: module_dropout, nn.Dropout1d: module_dropout, nn.Dropout2d: module_dropout,

@@ -33,9 +33,10 @@ def note(module):
     if which == "optical_flow":
         return ("\nNeither capture path can export %s, torchvision's optical-flow model: each "
                 "refinement step samples the correlation volume at the current flow estimate "
-                "(F.grid_sample at data-dependent positions), and its feature encoder uses "
-                "InstanceNorm2d; graft has no op for either. Export model.context_encoder (a "
-                "plain CNN), and keep the correlation and the update loop in PyTorch (%s)."
+                "(F.grid_sample at data-dependent positions), for which graft has no op. "
+                "Export model.feature_encoder and model.context_encoder (CNNs; the feature "
+                "encoder's InstanceNorm2d exports as group_norm), and keep the correlation and "
+                "the update loop in PyTorch (%s)."
                 % (name, DOCS))
     return ""
 
