@@ -17,8 +17,8 @@ For each model x batch x threads:
      run) and rerun back to back on cache-hot buffers (an upper bound no model run reaches).
 
 Every process gets OMP_NUM_THREADS=T and OPENBLAS_NUM_THREADS=T besides its own thread
-setting (`--threads`, torch.set_num_threads), and PyTorch's OMP_WAIT_POLICY=PASSIVE
-(bench_common.thread_env). The 1-minute load average is recorded before
+setting (`--threads`, torch.set_num_threads); PyTorch runs under both OpenMP wait policies
+and keeps the faster (bench_common.measure). The 1-minute load average is recorded before
 each measurement: figures taken on a loaded machine are not comparable.
 
     bench/runtime_bench.py --build build --quick

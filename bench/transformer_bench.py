@@ -22,7 +22,8 @@ The host's FMA peak at each thread count is measured first (bench/fma_peak); "pe
 share of it the whole model reaches in graft: model FLOPs / graft's p50 / peak.
 
 Every process gets OMP_NUM_THREADS=T and OPENBLAS_NUM_THREADS=T besides its own thread
-setting, and PyTorch's OMP_WAIT_POLICY=PASSIVE (bench_common.thread_env). A row whose export, rewrite or run fails is reported as failed and the others go on;
+setting; PyTorch runs under both OpenMP wait policies and keeps the faster
+(bench_common.measure). A row whose export, rewrite or run fails is reported as failed and the others go on;
 the script then exits with status 1 (after writing --json). Missed bars are reported, not an
 error.
 
