@@ -120,12 +120,16 @@ std::vector<z3::expr> TensorAlgebra::unravel(const std::vector<z3::expr>& dims,
   return tuple;
 }
 
-std::vector<z3::expr> TensorAlgebra::tuple(const Tensor& t, const Index& i) {
+const std::vector<z3::expr>& TensorAlgebra::dims(const Tensor& t) {
   if (!t.dims) {
     if (!t.rank_input.empty()) throw NeedRank{t.rank_input};
     throw Outside{"the dims of a computed value of open rank"};
   }
-  return i.flat ? unravel(*t.dims, *i.flat) : i.tuple;
+  return *t.dims;
+}
+
+std::vector<z3::expr> TensorAlgebra::tuple(const Tensor& t, const Index& i) {
+  return i.flat ? unravel(dims(t), *i.flat) : i.tuple;
 }
 
 z3::expr TensorAlgebra::flat(const Tensor& t, const Index& i) {
@@ -287,14 +291,14 @@ z3::expr TensorAlgebra::pick(const std::vector<z3::expr>& dims, const z3::expr& 
 }
 
 Tensor TensorAlgebra::permute(const Tensor& in, const std::vector<z3::expr>& perm) {
-  tuple(in, Index{});  // throws when the rank is open
+  const std::vector<z3::expr>& in_dims = dims(in);
   Tensor out;
-  std::vector<z3::expr> dims;
-  for (const z3::expr& p : perm) dims.push_back(pick(*in.dims, p));
-  out.dims = dims;
+  std::vector<z3::expr> out_dims;
+  for (const z3::expr& p : perm) out_dims.push_back(pick(in_dims, p));
+  out.dims = out_dims;
   const size_t rank = perm.size();
-  out.at = [this, in, perm, dims, rank](const Index& i) {
-    const std::vector<z3::expr> at = i.flat ? unravel(dims, *i.flat) : i.tuple;
+  out.at = [this, in, perm, out_dims, rank](const Index& i) {
+    const std::vector<z3::expr> at = i.flat ? unravel(out_dims, *i.flat) : i.tuple;
     std::vector<z3::expr> j;
     for (size_t m = 0; m < rank; ++m) {
       // Input dim m is result dim k where perm[k] == m.

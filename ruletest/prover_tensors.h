@@ -52,6 +52,9 @@ class TensorAlgebra {
   z3::expr shape_term(const Tensor& t);
   /// Whether `a` and `b` have the same shape (a formula).
   z3::expr same_shape(const Tensor& a, const Tensor& b);
+  /// `t`'s dims; throws NeedRank when they are an input's of open rank, Outside when they are
+  /// a computed value's.
+  const std::vector<z3::expr>& dims(const Tensor& t);
   /// The index tuple or the offset of an element of `t` at `i` (which may be either).
   std::vector<z3::expr> tuple(const Tensor& t, const Index& i);
   z3::expr flat(const Tensor& t, const Index& i);

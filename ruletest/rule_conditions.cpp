@@ -60,36 +60,31 @@ z3::expr RuleTerms::dim_term(const Term& t) {
   switch (t.kind) {
     case Term::Kind::kNumber:
       if (!t.is_int) throw Outside{"a size that is not an integer"};
-      return ctx_.int_val(static_cast<int64_t>(t.number));
-    case Term::Kind::kSymbol: {
-      auto it = symbols_.find(t.var);
-      if (it == symbols_.end()) {
-        it = symbols_.emplace(t.var, ctx_.int_const(fmt::format("N{}", t.var).c_str())).first;
-      }
-      return it->second;
-    }
+      return ctx_.int_val(whole_number(t.number));
+    case Term::Kind::kSymbol: return symbol(t.var);
     case Term::Kind::kAttrVar: return int_var(t.var);
     case Term::Kind::kRank:
-    case Term::Kind::kDim: {
-      Tensor v = value_of(t.value);
-      algebra_.tuple(v, Index{});  // throws when the rank is open
-      const auto rank = static_cast<int64_t>(v.dims->size());
-      if (t.kind == Term::Kind::kRank) return ctx_.int_val(rank);
-      const int64_t k = t.dim < 0 ? t.dim + rank : t.dim;
-      if (k < 0 || k >= rank) throw Outside{"a dim out of range"};
-      return (*v.dims)[static_cast<size_t>(k)];
-    }
+    case Term::Kind::kDim:
+      if (std::optional<z3::expr> size = size_term(t)) return *size;
+      throw Outside{"a dim out of range"};
     default: throw Outside{"a size the prover does not model"};
   }
 }
 
+/// `rank(v)` or `dim(v, k)` (nullopt: k is out of range); throws NeedRank for an input of
+/// open rank.
+std::optional<z3::expr> RuleTerms::size_term(const Term& t) {
+  const std::vector<z3::expr>& dims = algebra_.dims(value_of(t.value));
+  const auto rank = static_cast<int64_t>(dims.size());
+  if (t.kind == Term::Kind::kRank) return ctx_.int_val(rank);
+  const int64_t k = t.dim < 0 ? t.dim + rank : t.dim;
+  if (k < 0 || k >= rank) return std::nullopt;
+  return dims[static_cast<size_t>(k)];
+}
+
 std::optional<z3::expr> RuleTerms::compare_condition(const Condition& c) {
   if (c.lhs.kind == Term::Kind::kAttrVar) {
-    // A list variable's `in` set is tried list by list (list_choice).
-    if (c.op == CmpOp::kIn && c.rhs.kind == Term::Kind::kSet && !c.rhs.items.empty() &&
-        c.rhs.items[0].kind == Term::Kind::kList) {
-      return std::nullopt;
-    }
+    if (is_list_set(c)) return std::nullopt;  // tried list by list (list_choice)
     auto num = [&](const Term& t) -> z3::expr {
       if (t.kind == Term::Kind::kNumber) return number(t.number);
       if (t.kind == Term::Kind::kAttrVar) return attr_var(t.var);
@@ -104,26 +99,18 @@ std::optional<z3::expr> RuleTerms::compare_condition(const Condition& c) {
     return holds;
   }
   if (!tensors_) return std::nullopt;
-  auto dims_of = [&](const ValueRef& v) -> std::vector<z3::expr> {
-    Tensor t = value_of(v);
-    algebra_.tuple(t, Index{});  // throws when the rank is open
-    return *t.dims;
-  };
   switch (c.lhs.kind) {
-    case Term::Kind::kRank: {
+    case Term::Kind::kRank:
+    case Term::Kind::kDim: {
       // A bound on an open rank (`rank(x) >= 2`) only narrows where the rule applies; an
       // equality fixes it, which the terms may need.
-      if (!value_of(c.lhs.value).dims && c.op != CmpOp::kEq) return std::nullopt;
-      const auto rank = static_cast<int64_t>(dims_of(c.lhs.value).size());
-      return compare(c.op, ctx_.int_val(rank), c.rhs, [&](const Term& t) { return dim_term(t); });
-    }
-    case Term::Kind::kDim: {
-      const std::vector<z3::expr> dims = dims_of(c.lhs.value);
-      const auto rank = static_cast<int64_t>(dims.size());
-      const int64_t k = c.lhs.dim < 0 ? c.lhs.dim + rank : c.lhs.dim;
-      if (k < 0 || k >= rank) return ctx_.bool_val(false);
-      return compare(c.op, dims[static_cast<size_t>(k)], c.rhs,
-                     [&](const Term& t) { return dim_term(t); });
+      if (c.lhs.kind == Term::Kind::kRank && c.op != CmpOp::kEq &&
+          !value_of(c.lhs.value).dims) {
+        return std::nullopt;
+      }
+      std::optional<z3::expr> size = size_term(c.lhs);
+      if (!size) return ctx_.bool_val(false);  // dim(v, k) of a v without dim k
+      return compare(c.op, *size, c.rhs, [&](const Term& t) { return dim_term(t); });
     }
     case Term::Kind::kShapeOf: {
       if (c.op != CmpOp::kEq && c.op != CmpOp::kNe) break;
@@ -131,7 +118,7 @@ std::optional<z3::expr> RuleTerms::compare_condition(const Condition& c) {
       if (c.rhs.kind == Term::Kind::kShapeOf) {
         eq = algebra_.same_shape(value_of(c.lhs.value), value_of(c.rhs.value));
       } else if (c.rhs.kind == Term::Kind::kList) {
-        const std::vector<z3::expr> dims = dims_of(c.lhs.value);
+        const std::vector<z3::expr>& dims = algebra_.dims(value_of(c.lhs.value));
         if (dims.size() != c.rhs.items.size()) {
           eq = ctx_.bool_val(false);
         } else {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <z3++.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -183,6 +184,28 @@ std::string RuleTerms::text(const z3::expr& v) {
   }
   if (v.is_numeral()) return fmt::format("{:.9g}", v.as_double());
   return v.to_string();
+}
+
+bool is_list_set(const Condition& c) {
+  if (c.kind != Condition::Kind::kCompare || c.negated || c.op != CmpOp::kIn ||
+      c.lhs.kind != Term::Kind::kAttrVar || c.rhs.kind != Term::Kind::kSet || c.rhs.items.empty()) {
+    return false;
+  }
+  return std::all_of(c.rhs.items.begin(), c.rhs.items.end(),
+                     [](const Term& t) { return t.kind == Term::Kind::kList; });
+}
+
+const Term* list_set(const Rule& rule, uint32_t var) {
+  for (const Condition& c : rule.conditions) {
+    if (is_list_set(c) && c.lhs.var == var) return &c.rhs;
+  }
+  return nullptr;
+}
+
+int64_t whole_number(double v) {
+  std::optional<int64_t> i = exact_int64(v);
+  if (!i) throw Outside{fmt::format("{:g} is not a whole number the prover models", v)};
+  return *i;
 }
 
 Equality check_equality(const Rule& rule, bool float32, const std::vector<size_t>& choice,

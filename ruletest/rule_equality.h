@@ -50,6 +50,14 @@ struct Equality {
 
 using Deadline = std::chrono::steady_clock::time_point;
 
+/// Whether `c` is `$p in {[…], […]}`: a list variable's set of lists, which the prover tries
+/// list by list (NeedList).
+bool is_list_set(const Condition& c);
+/// The set of lists a condition gives list variable `var`, or nullptr.
+const Term* list_set(const Rule& rule, uint32_t var);
+/// `v` as an int64 when it is a whole number in range; else Outside.
+int64_t whole_number(double v);
+
 /// Whether every op of `rule` (with `choice`) is elementwise: then one element stands for all,
 /// and the shapes are a query of their own (ProofAssumptions::shapes_only).
 bool elementwise_rule(const Rule& rule, const std::vector<size_t>& choice);

@@ -87,12 +87,12 @@ Tensor RuleTerms::apply(const OpSchema& op, const std::vector<std::optional<Tens
       const bool binary = is_binary(op.elementwise->formula);
       std::vector<Tensor> xs{operand(0)};
       if (binary) xs.push_back(operand(1));
-      return elementwise(op, xs, [this, &op, attrs](const std::vector<z3::expr>& x) {
+      return elementwise(xs, [this, &op, attrs](const std::vector<z3::expr>& x) {
         return formula(op, x, attrs);
       });
     }
     case OpFamily::kCompare:
-      return elementwise(op, {operand(0), operand(1)}, [this, &op](const std::vector<z3::expr>& x) {
+      return elementwise({operand(0), operand(1)}, [this, &op](const std::vector<z3::expr>& x) {
         if (op.name == "eq" || op.name == "ne") {
           z3::expr eq = fp_ ? z3::expr(ctx_, Z3_mk_fpa_eq(ctx_, x[0], x[1])) : x[0] == x[1];
           return boolean(op.name == "eq" ? eq : !eq);
@@ -106,7 +106,7 @@ Tensor RuleTerms::apply(const OpSchema& op, const std::vector<std::optional<Tens
     case OpFamily::kLogical: {
       std::vector<Tensor> xs{operand(0)};
       if (op.name != "logical_not") xs.push_back(operand(1));
-      return elementwise(op, xs, [this, &op](const std::vector<z3::expr>& x) {
+      return elementwise(xs, [this, &op](const std::vector<z3::expr>& x) {
         if (op.name == "logical_not") return boolean(!truth(x[0]));
         if (op.name == "logical_and") return boolean(truth(x[0]) && truth(x[1]));
         if (op.name == "logical_or") return boolean(truth(x[0]) || truth(x[1]));
@@ -115,7 +115,7 @@ Tensor RuleTerms::apply(const OpSchema& op, const std::vector<std::optional<Tens
     }
     case OpFamily::kWhere: {
       if (op.attr_index("value") < 0) {  // where(condition, input, other)
-        return elementwise(op, {operand(0), operand(1), operand(2)},
+        return elementwise({operand(0), operand(1), operand(2)},
                            [this](const std::vector<z3::expr>& x) {
                              return z3::ite(truth(x[0]), x[1], x[2]);
                            });
@@ -142,9 +142,8 @@ Tensor RuleTerms::apply(const OpSchema& op, const std::vector<std::optional<Tens
   return other_op(op, operands, attrs);
 }
 
-Tensor RuleTerms::elementwise(const OpSchema& op, const std::vector<Tensor>& operands,
+Tensor RuleTerms::elementwise(const std::vector<Tensor>& operands,
                               const std::function<z3::expr(const std::vector<z3::expr>&)>& f) {
-  (void)op;
   std::vector<const Tensor*> shapes;
   for (const Tensor& t : operands) shapes.push_back(&t);
   std::vector<z3::expr> valid;
@@ -162,10 +161,7 @@ Tensor RuleTerms::elementwise(const OpSchema& op, const std::vector<Tensor>& ope
 /// Permutes and views: the elements moved, never computed.
 Tensor RuleTerms::layout(const OpSchema& op, const Tensor& in, const AttrTerms& attrs) {
   auto attr = [&](const char* name) { return static_cast<size_t>(op.attr_index(name)); };
-  auto rank = [&]() {
-    algebra_.tuple(in, Index{});  // throws when the rank is open
-    return in.dims->size();
-  };
+  auto rank = [&]() { return algebra_.dims(in).size(); };
   if (op.name == "transpose") {
     const size_t r = rank();
     z3::expr a = normalized_dim(attrs.integer(attr("dim0")), r);
@@ -227,8 +223,8 @@ Tensor RuleTerms::layout(const OpSchema& op, const Tensor& in, const AttrTerms& 
     return algebra_.view(in, dims, std::nullopt);
   }
   // flatten and unsqueeze of an input of open rank: its rank gives their dims.
-  if ((op.name == "unsqueeze" || op.name == "flatten") && !in.dims && !in.rank_input.empty()) {
-    throw NeedRank{in.rank_input};
+  if ((op.name == "unsqueeze" || op.name == "flatten") && !in.rank_input.empty()) {
+    algebra_.dims(in);
   }
   if (op.name == "unsqueeze" && in.dims) {
     const size_t r = in.dims->size();
@@ -262,17 +258,14 @@ Tensor RuleTerms::layout(const OpSchema& op, const Tensor& in, const AttrTerms& 
 /// linear(x, w, b) as it is defined: matmul(x, w.T) + b, so that a rule from matmul and add
 /// to linear compares like with like.
 Tensor RuleTerms::linear(const Tensor& x, const Tensor& w, const std::optional<Tensor>& b) {
-  algebra_.tuple(w, Index{});  // throws when the weight's rank is open
-  if (w.dims->size() != 2) {
+  if (algebra_.dims(w).size() != 2) {
     require(ctx_.bool_val(false));
     return x;
   }
-  const OpRegistry& ops = OpRegistry::get();
-  const OpSchema& matmul = *ops.find("matmul");
   const Tensor wt = algebra_.permute(w, {ctx_.int_val(1), ctx_.int_val(0)});
-  Tensor y = other_op(matmul, {x, wt}, AttrTerms{});
+  Tensor y = other_op(*OpRegistry::get().find("matmul"), {x, wt}, AttrTerms{});
   if (!b) return y;
-  return elementwise(*ops.find("add"), {y, *b}, [this](const std::vector<z3::expr>& v) {
+  return elementwise({y, *b}, [this](const std::vector<z3::expr>& v) {
     return binary(Formula::kAdd, v[0], v[1], std::nullopt);
   });
 }

@@ -86,19 +86,11 @@ constexpr size_t kMaxCases = 256;   // ranks and lists tried, over all choices
 
 /// The lengths of the lists in list variable `var`'s `in` set, if a condition gives one.
 std::optional<std::vector<int>> list_lengths(const Rule& rule, uint32_t var) {
-  for (const Condition& c : rule.conditions) {
-    if (c.kind != Condition::Kind::kCompare || c.negated || c.op != CmpOp::kIn ||
-        c.lhs.kind != Term::Kind::kAttrVar || c.lhs.var != var || c.rhs.kind != Term::Kind::kSet) {
-      continue;
-    }
-    std::set<int> lengths;
-    for (const Term& list : c.rhs.items) {
-      if (list.kind != Term::Kind::kList) return std::nullopt;
-      lengths.insert(static_cast<int>(list.items.size()));
-    }
-    return std::vector<int>(lengths.begin(), lengths.end());
-  }
-  return std::nullopt;
+  const Term* lists = list_set(rule, var);
+  if (lists == nullptr) return std::nullopt;
+  std::set<int> lengths;
+  for (const Term& list : lists->items) lengths.insert(static_cast<int>(list.items.size()));
+  return std::vector<int>(lengths.begin(), lengths.end());
 }
 
 /// The ranks worth trying for `input`: those a `rank(x) == n` condition or a permute of x by
@@ -111,7 +103,8 @@ std::vector<int> ranks_to_try(const Rule& rule, const std::string& input, bool* 
     if (c.kind == Condition::Kind::kCompare && !c.negated && c.op == CmpOp::kEq &&
         c.lhs.kind == Term::Kind::kRank && c.lhs.value.kind == ValueRef::Kind::kVar &&
         c.lhs.value.index == var && c.rhs.kind == Term::Kind::kNumber) {
-      return {static_cast<int>(c.rhs.number)};
+      // A rank no tensor has (past the ones tried) matches nothing, whichever it is.
+      return {static_cast<int>(std::clamp<int64_t>(whole_number(c.rhs.number), 0, kMaxRank + 1))};
     }
   }
   for (const PatNode& node : rule.nodes) {

@@ -22,9 +22,7 @@ std::string exact_decimal(double d) {
 int64_t literal_int(const AttrValue& v) {
   if (const auto* i = std::get_if<int64_t>(&v)) return *i;
   if (const auto* b = std::get_if<bool>(&v)) return *b ? 1 : 0;
-  if (const auto* d = std::get_if<double>(&v); d && std::floor(*d) == *d) {
-    return static_cast<int64_t>(*d);
-  }
+  if (const auto* d = std::get_if<double>(&v)) return whole_number(*d);
   throw Outside{"an int attribute that is not an integer"};
 }
 
@@ -103,6 +101,14 @@ z3::expr RuleTerms::int_var(uint32_t var) {
   z3::expr e = ctx_.int_const(("$" + rule_.attr_var_names[var]).c_str());
   int_vars_.emplace(var, e);
   return e;
+}
+
+z3::expr RuleTerms::symbol(uint32_t id) {
+  auto it = symbols_.find(id);
+  if (it == symbols_.end()) {
+    it = symbols_.emplace(id, ctx_.int_const(fmt::format("N{}", id).c_str())).first;
+  }
+  return it->second;
 }
 
 Tensor RuleTerms::input_tensor(uint32_t var) {
@@ -199,23 +205,16 @@ std::optional<z3::expr> RuleTerms::attr_number(const AttrValue& v) {
 }
 
 std::optional<std::vector<z3::expr>> RuleTerms::list_choice(uint32_t var) {
-  for (const Condition& c : rule_.conditions) {
-    if (c.kind != Condition::Kind::kCompare || c.negated || c.op != CmpOp::kIn ||
-        c.lhs.kind != Term::Kind::kAttrVar || c.lhs.var != var || c.rhs.kind != Term::Kind::kSet) {
-      continue;
-    }
-    auto chosen = assume_.lists.find(var);
-    if (chosen == assume_.lists.end()) throw NeedList{var, c.rhs.items.size()};
-    const Term& list = c.rhs.items.at(chosen->second);
-    if (list.kind != Term::Kind::kList) return std::nullopt;
-    std::vector<z3::expr> out;
-    for (const Term& item : list.items) {
-      if (item.kind != Term::Kind::kNumber || !item.is_int) return std::nullopt;
-      out.push_back(ctx_.int_val(static_cast<int64_t>(item.number)));
-    }
-    return out;
+  const Term* lists = list_set(rule_, var);
+  if (lists == nullptr) return std::nullopt;
+  auto chosen = assume_.lists.find(var);
+  if (chosen == assume_.lists.end()) throw NeedList{var, lists->items.size()};
+  std::vector<z3::expr> out;
+  for (const Term& item : lists->items.at(chosen->second).items) {
+    if (item.kind != Term::Kind::kNumber || !item.is_int) return std::nullopt;
+    out.push_back(ctx_.int_val(whole_number(item.number)));
   }
-  return std::nullopt;
+  return out;
 }
 
 AttrTerms RuleTerms::pattern_attrs(const PatAlt& alt) {
@@ -263,8 +262,8 @@ AttrTerms RuleTerms::pattern_attrs(const PatAlt& alt) {
       }
       case AttrCheck::Kind::kRange: {
         z3::expr e = fresh_int(op.name + "." + op.attrs[i].name);
-        constraints_.push_back(ctx_.int_val(static_cast<int64_t>(std::ceil(c.lo))) <= e &&
-                               e <= ctx_.int_val(static_cast<int64_t>(std::floor(c.hi))));
+        constraints_.push_back(ctx_.int_val(whole_number(std::ceil(c.lo))) <= e &&
+                               e <= ctx_.int_val(whole_number(std::floor(c.hi))));
         return e;
       }
       default: return fresh_int(op.name + "." + op.attrs[i].name);
@@ -337,15 +336,9 @@ AttrTerms RuleTerms::replacement_attrs(const ReplOp& op) {
   };
   auto item_int = [this](const ReplValue& a) -> z3::expr {
     switch (a.kind) {
-      case ReplValue::Kind::kScalar: return ctx_.int_val(static_cast<int64_t>(a.scalar.value));
+      case ReplValue::Kind::kScalar: return ctx_.int_val(whole_number(a.scalar.value));
       case ReplValue::Kind::kAttrVar: return int_var(a.index);
-      case ReplValue::Kind::kSymbol: {
-        auto it = symbols_.find(a.index);
-        if (it == symbols_.end()) {
-          it = symbols_.emplace(a.index, ctx_.int_const(fmt::format("N{}", a.index).c_str())).first;
-        }
-        return it->second;
-      }
+      case ReplValue::Kind::kSymbol: return symbol(a.index);
       default: throw Outside{"a replacement attribute computed from the match"};
     }
   };

@@ -50,6 +50,7 @@ class RuleTerms {
   z3::expr attribute(const std::string& name);
   z3::expr attr_var(uint32_t var);
   z3::expr int_var(uint32_t var);
+  z3::expr symbol(uint32_t id);  // a dim symbol of the conditions (`N`), as an Int
   Tensor input_tensor(uint32_t var);
   Tensor node_value(uint32_t index);
   std::optional<Tensor> pattern_operand(const PatValue& v);
@@ -67,7 +68,7 @@ class RuleTerms {
   // ** ops (rule_ops.cpp) **
   Tensor apply(const OpSchema& op, const std::vector<std::optional<Tensor>>& operands,
                const AttrTerms& attrs);
-  Tensor elementwise(const OpSchema& op, const std::vector<Tensor>& operands,
+  Tensor elementwise(const std::vector<Tensor>& operands,
                      const std::function<z3::expr(const std::vector<z3::expr>&)>& formula);
   Tensor layout(const OpSchema& op, const Tensor& in, const AttrTerms& attrs);
   Tensor linear(const Tensor& x, const Tensor& w, const std::optional<Tensor>& b);
@@ -96,6 +97,7 @@ class RuleTerms {
   void check_dtype_condition(const Condition& c);
   z3::expr same(const z3::expr& a, const z3::expr& b);
   z3::expr dim_term(const Term& t);
+  std::optional<z3::expr> size_term(const Term& t);
 
   // ** the query (rule_equality.cpp) **
   z3::expr some_special(const std::vector<z3::expr>& values);
