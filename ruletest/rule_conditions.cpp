@@ -74,7 +74,8 @@ z3::expr RuleTerms::dim_term(const Term& t) {
 /// `rank(v)` or `dim(v, k)` (nullopt: k is out of range); throws NeedRank for an input of
 /// open rank.
 std::optional<z3::expr> RuleTerms::size_term(const Term& t) {
-  const std::vector<z3::expr>& dims = algebra_.dims(value_of(t.value));
+  const Tensor v = value_of(t.value);
+  const std::vector<z3::expr>& dims = algebra_.dims(v);
   const auto rank = static_cast<int64_t>(dims.size());
   if (t.kind == Term::Kind::kRank) return ctx_.int_val(rank);
   const int64_t k = t.dim < 0 ? t.dim + rank : t.dim;
@@ -118,7 +119,8 @@ std::optional<z3::expr> RuleTerms::compare_condition(const Condition& c) {
       if (c.rhs.kind == Term::Kind::kShapeOf) {
         eq = algebra_.same_shape(value_of(c.lhs.value), value_of(c.rhs.value));
       } else if (c.rhs.kind == Term::Kind::kList) {
-        const std::vector<z3::expr>& dims = algebra_.dims(value_of(c.lhs.value));
+        const Tensor v = value_of(c.lhs.value);
+        const std::vector<z3::expr>& dims = algebra_.dims(v);
         if (dims.size() != c.rhs.items.size()) {
           eq = ctx_.bool_val(false);
         } else {
