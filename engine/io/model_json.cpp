@@ -1,6 +1,7 @@
 // The model.json loader's entry points and its reading of the text. The top-level object is
 // read member by member and the "nodes" array one node at a time into a reused JsonTape, so
-// the loader never holds a tree of the whole document: memory beyond the text is the graph's.
+// the loader never holds a tree of the whole document; a file's text is a mapping whose pages
+// the reader hands back as it passes them, so memory is the graph's.
 // Everything is reported only once the text has been read to its end: a file that is not JSON
 // gets its JSON error alone (nlohmann's message, with line:col, as it always had), and any
 // other file every problem found, each with its JSON pointer.
