@@ -16,7 +16,8 @@ nodes carry no meta. 125,000 blocks are 1,000,002 nodes, about 106 MB. Then, tak
   python   /usr/bin/python3 -c 'json.load(open("chain.json"))'.
 
 Each child is timed by the wall clock and by its CPU time (user + system, from wait4), which a
-machine shared with other work disturbs much less; its peak RSS comes from the same call.
+machine shared with other work disturbs much less; its peak RSS comes from the same call, made
+by a small process that starts it (a child's peak would otherwise count this script's memory).
 Prints the medians, graft's over Python's, and graft's peak RSS over the size of model.json;
 --json FILE also writes them. Run from the repository root after building:
 
@@ -83,17 +84,31 @@ def write_chain(directory, blocks):
     return path, len(lines)
 
 
+# Starts the measured command from a small process of its own: a child's peak RSS counts the
+# memory of the process it was forked from (Linux keeps the largest RSS across exec), and this
+# script holds hundreds of megabytes once it has written the chain.
+SPAWNER = """
+import json, os, sys
+pid = os.posix_spawnp(sys.argv[1], sys.argv[1:], os.environ,
+                      file_actions=[(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0)])
+_, status, usage = os.wait4(pid, 0)
+print(json.dumps({"code": os.waitstatus_to_exitcode(status),
+                  "cpu": usage.ru_utime + usage.ru_stime, "rss": usage.ru_maxrss * 1024}))
+"""
+
+
 def measure(cmd):
     """Wall seconds, CPU seconds and peak RSS (bytes) of one run of `cmd`."""
     start = time.perf_counter()
-    child = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(child.pid, 0)
+    spawner = subprocess.run([sys.executable, "-c", SPAWNER, *cmd], capture_output=True,
+                             text=True)
     wall = time.perf_counter() - start
-    child.returncode = os.waitstatus_to_exitcode(status)
-    if child.returncode != 0:
-        sys.exit(f"{' '.join(cmd)} failed:\n{child.stderr.read().decode()}")
-    child.stderr.close()
-    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss": usage.ru_maxrss * 1024}
+    if spawner.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} could not be run:\n{spawner.stderr}")
+    child = json.loads(spawner.stdout.splitlines()[-1])
+    if child["code"] != 0:
+        sys.exit(f"{' '.join(cmd)} failed:\n{spawner.stderr}")
+    return {"wall": wall, "cpu": child["cpu"], "rss": child["rss"]}
 
 
 def main():

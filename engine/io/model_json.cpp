@@ -1,6 +1,7 @@
 // The model.json loader's entry points and its reading of the text. The top-level object is
 // read member by member and the "nodes" array one node at a time into a reused JsonTape, so
-// the loader never holds a tree of the whole document: memory beyond the text is the graph's.
+// the loader never holds a tree of the whole document; a file's text is a mapping whose pages
+// the reader hands back as it passes them, so memory is the graph's.
 // Everything is reported only once the text has been read to its end: a file that is not JSON
 // gets its JSON error alone (nlohmann's message, with line:col, as it always had), and any
 // other file every problem found, each with its JSON pointer.
@@ -14,6 +15,7 @@
 #include "engine/io/model_loader.h"
 #include "engine/io/strict_json.h"
 #include "engine/support/input_file.h"
+#include "engine/support/mapped_file.h"
 
 namespace graft {
 
@@ -91,8 +93,13 @@ void report_invalid_json(const std::string& file, std::string_view text, const J
 class ModelText {
  public:
   ModelText(const std::string& file, const std::string& base_dir, const PathPolicy& policy,
-            std::string_view text, DiagnosticEngine& diags)
-      : file_(file), base_dir_(base_dir), policy_(policy), text_(text), diags_(diags) {}
+            std::string_view text, DiagnosticEngine& diags, MappedFile* mapping)
+      : file_(file),
+        base_dir_(base_dir),
+        policy_(policy),
+        text_(text),
+        diags_(diags),
+        mapping_(mapping) {}
 
   std::optional<Model> load();
 
@@ -110,6 +117,7 @@ class ModelText {
   const PathPolicy& policy_;
   std::string_view text_;
   DiagnosticEngine& diags_;
+  MappedFile* mapping_;  // where text_ lies when it is a file's mapping; else null
   TopLevel top_;
   size_t nodes_at_ = std::string::npos;  // offset of the nodes array
   bool member_after_nodes_ = false;
@@ -186,6 +194,9 @@ bool ModelText::read_nodes(JsonReader& reader, ModelLoader* loader) {
         loader->prefetch_node(ahead.root());
         if (have_node) loader->load_node(node.root());
       }
+      // What lies before the next node has been read (a later diagnostic or the second reading
+      // of reload_nodes_last() reads it again from the file).
+      if (mapping_ != nullptr) mapping_->release_before(ahead.root().offset());
       std::swap(node, ahead);
       have_node = true;
     } while (reader.consume(','));
@@ -211,15 +222,26 @@ std::optional<Model> ModelText::reload_nodes_last() {
 
 }  // namespace
 
+namespace {
+
+std::optional<Model> load_model_text(std::string_view text, const std::string& display_name,
+                                     const std::string& base_dir, DiagnosticEngine& diags,
+                                     const PathPolicy& policy, MappedFile* mapping) {
+  int errors_before = diags.error_count();
+  std::optional<Model> model =
+      ModelText(display_name, base_dir, policy, text, diags, mapping).load();
+  if (diags.has_errors()) model.reset();  // as always: a report with errors loads nothing
+  if (diags.error_count() != errors_before) return std::nullopt;
+  return model;
+}
+
+}  // namespace
+
 std::optional<Model> load_model_from_string(const std::string& text,
                                             const std::string& display_name,
                                             const std::string& base_dir, DiagnosticEngine& diags,
                                             const PathPolicy& policy) {
-  int errors_before = diags.error_count();
-  std::optional<Model> model = ModelText(display_name, base_dir, policy, text, diags).load();
-  if (diags.has_errors()) model.reset();  // as always: a report with errors loads nothing
-  if (diags.error_count() != errors_before) return std::nullopt;
-  return model;
+  return load_model_text(text, display_name, base_dir, diags, policy, nullptr);
 }
 
 std::optional<Model> load_model(const std::string& path, DiagnosticEngine& diags,
@@ -227,14 +249,18 @@ std::optional<Model> load_model(const std::string& path, DiagnosticEngine& diags
   static constexpr InputFileKind kModelJson{"model.json file", kMaxModelJsonBytes,
                                             "constants belong in the safetensors weights file"};
   std::string error;
-  std::optional<std::string> text = read_input_file(path, kModelJson, &error);
-  if (!text) {
+  std::optional<InputFile> file = InputFile::open(path, kModelJson, &error);
+  // Mapped rather than read: the loader hands back the text's pages as it passes them.
+  std::optional<MappedFile> mapping =
+      file && file->size() > 0 ? MappedFile::map(*file, &error) : std::nullopt;
+  if (!file || (file->size() > 0 && !mapping)) {
     diags.error(DiagLocation::in_file(path), error);
     return std::nullopt;
   }
   std::string dir = std::filesystem::path(path).parent_path().string();
   std::optional<Model> model =
-      load_model_from_string(*text, path, dir.empty() ? "." : dir, diags, policy);
+      load_model_text(mapping ? mapping->text() : std::string_view(), path,
+                      dir.empty() ? "." : dir, diags, policy, mapping ? &*mapping : nullptr);
   if (model) model->path = path;
   return model;
 }

@@ -7,10 +7,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdint>
 #include <limits>
-#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -25,8 +23,6 @@ namespace {
 
 constexpr size_t kLengthBytes = 8;  // the u64 header length in front of the header
 
-std::string errno_text(int err) { return std::error_code(err, std::generic_category()).message(); }
-
 /// Reads the u64 byte by byte: the input has no alignment guarantee and the host may not be
 /// little-endian.
 uint64_t read_u64_le(const std::byte* p) {
@@ -37,40 +33,25 @@ uint64_t read_u64_le(const std::byte* p) {
 
 }  // namespace
 
-// ** MappedFile **
+// ** Mapping **
 
-std::shared_ptr<const MappedFile> MappedFile::open(const std::string& path, std::string* error,
-                                                   const FileConfinement* confinement) {
+std::shared_ptr<const MappedFile> map_safetensors_file(const std::string& path, std::string* error,
+                                                       const FileConfinement* confinement) {
   // Only the header is read up front (checked against its own limit), so no size limit here.
   std::string why;
   std::optional<InputFile> input =
       InputFile::open(path, {"safetensors file", std::numeric_limits<uint64_t>::max()}, &why);
-  if (!input) {
+  if (input && confinement != nullptr && !confinement->check_opened(input->fd(), path, &why)) {
+    input.reset();
+  }
+  // An empty file stays unmapped (data() == nullptr) and the parser reports it as too small.
+  std::optional<MappedFile> mapped = input ? MappedFile::map(*input, &why) : std::nullopt;
+  if (!mapped) {
     if (error != nullptr) *error = why;
     return nullptr;
   }
-  if (confinement != nullptr && !confinement->check_opened(input->fd(), path, &why)) {
-    if (error != nullptr) *error = why;
-    return nullptr;
-  }
-  std::shared_ptr<MappedFile> file(new MappedFile());
-  file->size_ = static_cast<size_t>(input->size());
-  // mmap rejects length 0, so an empty file stays unmapped (data() == nullptr) and the parser
-  // reports it as too small. Limitation: if another process truncates the file while it is
-  // mapped, reading the lost pages raises SIGBUS; graft does not guard against that.
-  if (file->size_ > 0) {
-    void* p = ::mmap(nullptr, file->size_, PROT_READ, MAP_PRIVATE, input->fd(), 0);
-    if (p == MAP_FAILED) {
-      if (error != nullptr) *error = "cannot map '" + path + "': " + errno_text(errno);
-      return nullptr;
-    }
-    file->data_ = static_cast<const std::byte*>(p);
-  }
-  return file;  // the mapping holds its own reference to the file, which `input` closes
-}
-
-MappedFile::~MappedFile() {
-  if (data_ != nullptr) ::munmap(const_cast<std::byte*>(data_), size_);
+  // The mapping holds its own reference to the file, which `input` closes.
+  return std::make_shared<const MappedFile>(std::move(*mapped));
 }
 
 // ** Reading **
@@ -78,7 +59,7 @@ MappedFile::~MappedFile() {
 std::optional<SafetensorsFile> read_safetensors(const std::string& path, DiagnosticEngine& diags,
                                                 const FileConfinement* confinement) {
   std::string error;
-  std::shared_ptr<const MappedFile> file = MappedFile::open(path, &error, confinement);
+  std::shared_ptr<const MappedFile> file = map_safetensors_file(path, &error, confinement);
   if (file == nullptr) {
     diags.error(DiagLocation::in_file(path), error);
     return std::nullopt;

@@ -11,29 +11,16 @@
 #include "engine/ir/constants.h"
 #include "engine/support/confined_path.h"
 #include "engine/support/diagnostics.h"
+#include "engine/support/mapped_file.h"
 
 namespace graft {
 
-/// A memory-mapped file; unmapped when the last ConstantTensor pointing into it is gone.
-class MappedFile {
- public:
-  /// Maps `path` read-only. Returns nullptr and sets `error` if it cannot be opened or mapped,
-  /// is not a regular file (engine/support/input_file.h), or if `confinement` is given and the
-  /// opened file lies outside its folders.
-  static std::shared_ptr<const MappedFile> open(const std::string& path, std::string* error,
-                                                const FileConfinement* confinement = nullptr);
-  ~MappedFile();
-  MappedFile(const MappedFile&) = delete;
-  MappedFile& operator=(const MappedFile&) = delete;
-
-  const std::byte* data() const { return data_; }
-  size_t size() const { return size_; }
-
- private:
-  MappedFile() = default;
-  const std::byte* data_ = nullptr;
-  size_t size_ = 0;
-};
+/// Maps the safetensors file `path` read-only (engine/support/mapped_file.h). Returns nullptr
+/// and sets `error` if it cannot be opened or mapped, is not a regular file
+/// (engine/support/input_file.h), or if `confinement` is given and the opened file lies outside
+/// its folders. The mapping goes when the last ConstantTensor pointing into it is gone.
+std::shared_ptr<const MappedFile> map_safetensors_file(const std::string& path, std::string* error,
+                                                       const FileConfinement* confinement = nullptr);
 
 /// Lets the kernel drop the resident pages of a file-backed constant (ConstantTensor::
 /// file_backed; others are left alone): its bytes stay readable, paged back in from the file

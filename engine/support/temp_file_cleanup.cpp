@@ -101,6 +101,8 @@ int claim_slot(const std::string& path) {
 
 }  // namespace
 
+void remove_temp_files_now() { remove_active(); }
+
 TempFileCleanup::TempFileCleanup(const std::string& path) : slot_(claim_slot(path)) {
   if (slot_ >= 0) install_handlers();
 }

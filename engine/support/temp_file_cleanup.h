@@ -18,6 +18,10 @@
 
 namespace graft {
 
+/// Removes the registered temporaries of this process now; safe in a signal handler, for one
+/// that ends the process with _exit() (mapped_file.cpp's).
+void remove_temp_files_now();
+
 /// While alive, `path` is removed if the process is ended by one of the signals above or exits
 /// first. The owner still removes or renames the file itself; the registration only covers the
 /// owner not getting the chance. At most a few dozen are registered at a time (a file beyond

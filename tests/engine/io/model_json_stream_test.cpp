@@ -7,6 +7,8 @@
 #include <string>
 
 #include "engine/io/model_json.h"
+#include "engine/support/mapped_file.h"
+#include "tests/testing/test_paths.h"
 
 using namespace graft;
 
@@ -105,4 +107,56 @@ TEST_CASE("errors past the diagnostics' limit are counted", "[engine][model_json
   CHECK_THAT(rendered, Catch::EndsWith("fatal: too many errors (6), stopping after 3\n"));
   CHECK_THAT(rendered, Catch::StartsWith("model.json: /nodes/1/args/0: error: reference to "
                                          "undefined node 'missing'\n"));
+}
+
+TEST_CASE("a model file read through its mapping reports and loads as its text does",
+          "[engine][model_json]") {
+  // More text than the mapping hands back at a time, twice over, one node a line: the pages
+  // handed back are read again for a diagnostic's line:col, and for the nodes' second reading
+  // when a top-level key follows them.
+  std::string nodes = kInput;
+  std::string last = "x";
+  for (int i = 0; nodes.size() < 2 * MappedFile::kReleaseStep + 4096; ++i) {
+    std::string name = "r" + std::to_string(i);
+    nodes += ",\n" + relu(name, last);
+    last = name;
+  }
+  std::string output = R"({"name": "output", "op": "output", "target": "output", "args": [[{"node": ")" +
+                       last + R"("}]]})";
+  std::string dir = testing::make_temp_dir("model-json-mapped");
+  auto from_file = [&](const std::string& text, std::string* rendered) {
+    testing::write_file(dir + "/model.json", text);
+    DiagnosticEngine diags;
+    std::optional<Model> m = load_model(dir + "/model.json", diags);
+    *rendered = diags.render();
+    return m;
+  };
+  auto from_text = [&](const std::string& text, std::string* rendered) {
+    DiagnosticEngine diags;
+    std::optional<Model> m = load_model_from_string(text, dir + "/model.json", dir, diags);
+    *rendered = diags.render();
+    return m;
+  };
+  std::string file_said, text_said;
+  SECTION("a bad last node") {
+    std::string bad = R"({"name": "y", "op": "call_function", "target": "relu", "args": [{"node": ")" +
+                      last + R"("}], "target": "sigmoid"})";
+    std::string text = model(nodes + ",\n" + bad + ",\n" + output);
+    CHECK_FALSE(from_file(text, &file_said));
+    CHECK_FALSE(from_text(text, &text_said));
+    CHECK_THAT(file_said, Catch::Contains("duplicate key 'target' in /nodes/"));
+    CHECK(file_said == text_said);
+  }
+  SECTION("a key after the nodes") {
+    std::string text = R"({"format": "graft.model", "nodes": [)" + nodes + ",\n" + output +
+                       R"(], "version": 1, "metadata": {"after": "nodes"}})";
+    std::optional<Model> mapped = from_file(text, &file_said);
+    std::optional<Model> read = from_text(text, &text_said);
+    REQUIRE(mapped);
+    REQUIRE(read);
+    CHECK(file_said == text_said);
+    CHECK(mapped->graph->size() == read->graph->size());
+    CHECK(mapped->graph->find(last) != nullptr);
+    CHECK(mapped->metadata == read->metadata);
+  }
 }
