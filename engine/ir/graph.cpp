@@ -64,14 +64,16 @@ const char* node_kind_name(NodeKind kind) {
 }
 
 bool Node::is_op(std::string_view op_name) const {
-  return schema_ != nullptr && schema_->name == op_name;
+  const OpSchema* op = schema();
+  return op != nullptr && op->name == op_name;
 }
 
 const AttrValue& Node::attr(std::string_view name) const {
-  GRAFT_CHECK(schema_ != nullptr) << "attr() on non-call node " << name_;
-  int index = schema_->attr_index(std::string(name));
-  GRAFT_CHECK(index >= 0) << "op " << schema_->name << " has no attribute " << name;
-  return (*attrs_)[static_cast<size_t>(index)];
+  const OpSchema* op = schema();
+  GRAFT_CHECK(op != nullptr) << "attr() on non-call node " << name_;
+  int index = op->attr_index(std::string(name));
+  GRAFT_CHECK(index >= 0) << "op " << op->name << " has no attribute " << name;
+  return (*reads_.call.attrs)[static_cast<size_t>(index)];
 }
 
 size_t Node::num_distinct_users() const {
@@ -100,6 +102,7 @@ Node* Graph::create_unnamed(NodeKind kind, const std::string* target) {
   node->id_ = static_cast<NodeId>(storage_.size());
   node->kind_ = kind;
   node->target_ = target;
+  if (kind == NodeKind::kGetAttr) node->reads_.constant = {};
   storage_.push_back(node);
   ++live_count_;
   return node;
@@ -146,9 +149,8 @@ Node* Graph::add_interned_call(const OpSchema& schema, const std::vector<Input>&
       << schema.name << ": " << attrs->size() << " attrs given, schema has " << schema.attrs.size();
   Node* node =
       create_unnamed(NodeKind::kCallFunction, &kNoTarget);  // target(): the schema's name
-  node->schema_ = &schema;
+  node->reads_.call = {&schema, attrs};
   node->inputs_.assign(inputs);
-  node->attrs_ = attrs;
   for (const Input& in : node->inputs_) {
     if (in.is_node()) add_use(in.node, node);
   }
@@ -206,9 +208,8 @@ void Graph::reset_detached_call(DetachedCall& call, const OpSchema& schema,
   Node& node = *call.node_;
   GRAFT_CHECK(node.prev_ == nullptr && node.next_ == nullptr) << "reset of a graph node";
   node.kind_ = NodeKind::kCallFunction;
-  node.schema_ = &schema;
+  node.reads_.call = {&schema, attrs};
   node.inputs_.assign(inputs);
-  node.attrs_ = attrs;
 }
 
 std::unique_ptr<Node> Graph::make_detached_constant(const TensorType* type) {
@@ -221,9 +222,8 @@ void Graph::reset_detached_constant(Node& node, const TensorType* type) {
   GRAFT_DCHECK(type == nullptr || is_unique_type(type)) << "a type not uniqued";
   GRAFT_CHECK(node.prev_ == nullptr && node.next_ == nullptr) << "reset of a graph node";
   node.kind_ = NodeKind::kGetAttr;
-  node.schema_ = nullptr;
+  node.reads_.constant = {};
   node.inputs_.assign({});
-  node.attrs_ = &kNoAttrs;
   node.meta_.type = type;
 }
 
@@ -293,12 +293,13 @@ void Graph::replace_input(Node* user, size_t index, Input value) {
 }
 
 void Graph::set_attr(Node* node, std::string_view name, AttrValue value) {
-  GRAFT_CHECK(node->schema_ != nullptr) << "set_attr on " << node->name_;
-  int index = node->schema_->attr_index(std::string(name));
-  GRAFT_CHECK(index >= 0) << node->schema_->name << " has no attribute " << name;
-  AttrList attrs = *node->attrs_;
+  const OpSchema* op = node->schema();
+  GRAFT_CHECK(op != nullptr) << "set_attr on " << node->name_;
+  int index = op->attr_index(std::string(name));
+  GRAFT_CHECK(index >= 0) << op->name << " has no attribute " << name;
+  AttrList attrs = *node->reads_.call.attrs;
   attrs[static_cast<size_t>(index)] = std::move(value);
-  node->attrs_ = attr_lists_.intern(std::move(attrs));
+  node->reads_.call.attrs = attr_lists_.intern(std::move(attrs));
 }
 
 size_t Graph::replace_all_uses_with(Node* old_node, Node* replacement) {
@@ -326,13 +327,13 @@ void Graph::erase(Node* node) {
   for (const Input& in : node->inputs_) {
     if (in.is_node()) remove_use(in.node, node);
   }
-  if (node->kind_ == NodeKind::kGetAttr) constants_.add_readers(node->constant_, -1);
+  if (node->kind_ == NodeKind::kGetAttr) constants_.add_readers(node->reads_.constant, -1);
   // Release the lists now rather than at compact(): a rewrite erases several nodes and then
   // creates a few, which reuse this memory while it is still in cache. On a large graph, new
   // nodes otherwise land on fresh pages (a page fault and a zeroed page each).
   node->inputs_.release();
   node->users_.release();
-  node->attrs_ = &kNoAttrs;
+  if (node->kind_ == NodeKind::kCallFunction) node->reads_.call.attrs = &kNoAttrs;
   if (insert_before_ == node) insert_before_ = node->next_;
   unlink(node);
   if (output_ == node) output_ = nullptr;
@@ -382,7 +383,7 @@ const std::string& Graph::rename(Node* node, std::string_view name) {
 void Graph::set_constant(Node* node, std::string_view target) {
   GRAFT_CHECK(node->kind_ == NodeKind::kGetAttr) << "set_constant on " << node->name_;
   point_at_constant(node, target);
-  GRAFT_CHECK(node->constant_.stamp != 0) << "set_constant: no constant named " << target;
+  GRAFT_CHECK(node->reads_.constant.stamp != 0) << "set_constant: no constant named " << target;
 }
 
 void Graph::set_constant(Node* node, std::string_view target, const ConstantRef& ref) {
@@ -397,10 +398,10 @@ void Graph::point_at_constant(Node* node, std::string_view target) {
 }
 
 void Graph::point_at_constant(Node* node, std::string_view target, const ConstantRef& ref) {
-  constants_.add_readers(node->constant_, -1);
+  constants_.add_readers(node->reads_.constant, -1);
   if (*node->target_ != target) node->target_ = targets_.intern(target);
-  node->constant_ = ref;
-  constants_.add_readers(node->constant_, 1);
+  node->reads_.constant = ref;
+  constants_.add_readers(node->reads_.constant, 1);
 }
 
 std::string Graph::rename_constant(Node* node, std::string_view target) {
@@ -523,7 +524,7 @@ std::unique_ptr<Graph> Graph::clone(std::vector<Node*>* mapping) const {
         c = copy->add_get_attr(n->name_, *n->target_);
         break;
       case NodeKind::kCallFunction:
-        c = copy->add_call(*n->schema_, std::move(inputs), *n->attrs_, n->name_);
+        c = copy->add_call(*n->schema(), std::move(inputs), n->attrs(), n->name_);
         break;
       case NodeKind::kOutput:
         c = copy->set_output(std::move(inputs));

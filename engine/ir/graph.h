@@ -92,11 +92,14 @@ class Node {
   /// placeholder: the input name; get_attr: the constant's name; call_function: the op name;
   /// output: "output".
   const std::string& target() const {
-    if (schema_ != nullptr) return schema_->name;
+    const OpSchema* op = schema();
+    if (op != nullptr) return op->name;
     return kind_ == NodeKind::kPlaceholder ? name_ : *target_;
   }
   /// The op schema; non-null exactly for call_function nodes.
-  const OpSchema* schema() const { return schema_; }
+  const OpSchema* schema() const {
+    return kind_ == NodeKind::kCallFunction ? reads_.call.schema : nullptr;
+  }
   bool is_op(std::string_view op_name) const;
 
   std::span<const Input> inputs() const { return inputs_.span(); }
@@ -105,7 +108,9 @@ class Node {
   Node* input_node(size_t i) const { return i < inputs_.size() ? inputs_[i].node : nullptr; }
   /// One value per schema attribute. Shared with the graph's other nodes that have identical
   /// attributes (AttrTable): `&a->attrs() == &b->attrs()` iff they are identical.
-  const AttrList& attrs() const { return *attrs_; }
+  const AttrList& attrs() const {
+    return kind_ == NodeKind::kCallFunction ? *reads_.call.attrs : kNoAttrs;
+  }
   /// The attribute named `name`; the name must be in the schema (a programmer error if not).
   const AttrValue& attr(std::string_view name) const;
 
@@ -133,19 +138,27 @@ class Node {
   NodeId id_ = 0;
   NodeKind kind_ = NodeKind::kCallFunction;
   bool dead_ = false;
-  const OpSchema* schema_ = nullptr;
+  // What a call reads and what a get_attr reads never meet in one node: they share the bytes
+  // (a million-node graph holds a million of them). Which one is set follows kind_.
+  struct CallFacts {
+    const OpSchema* schema;
+    const AttrList* attrs;  // in the graph's AttrTable (or a DetachedCall's own)
+  };
+  union CallOrConstant {
+    CallFacts call;        // call_function, and the kinds that read neither
+    ConstantRef constant;  // get_attr: where its tensor was when the node was made or renamed
+    CallOrConstant() : call{nullptr, &kNoAttrs} {}
+  } reads_;
   uint64_t order_ = 0;
   PointerList<Node> users_;  // two inline: most values have one or two users
   InlineVector<Input, 3> inputs_;
   Node* prev_ = nullptr;
   Node* next_ = nullptr;
-  const AttrList* attrs_ = &kNoAttrs;  // in the graph's AttrTable (or a DetachedCall's own)
   std::string name_;
   // get_attr: the constant's name, in its graph's TargetPool; output: "output". A call's
   // target is its schema's name and a placeholder's its own name.
   const std::string* target_ = &kNoTarget;
   NodeMeta meta_;
-  ConstantRef constant_;  // get_attr: where its tensor was when the node was made or renamed
 };
 
 /// A detached call_function node (Graph::make_detached_call) with the attribute list it reads:
@@ -324,7 +337,7 @@ class Graph {
   /// this to constants().find(node.target()): the node remembers where its tensor is (and falls
   /// back to the lookup by name when that constant has been erased or stored again since).
   const ConstantTensor* constant(const Node& node) const {
-    return constants_.find(*node.target_, node.constant_);
+    return constants_.find(*node.target_, node.reads_.constant);
   }
 
   ConstantStore& constants() { return constants_; }
