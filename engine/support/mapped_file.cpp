@@ -61,7 +61,11 @@ void on_sigbus(int signal, siginfo_t* info, void* context) {
     previous_action.sa_handler(signal);
     return;
   }
-  ::sigaction(SIGBUS, &previous_action, nullptr);
+  // The default even where SIGBUS was ignored: an ignored fault would repeat forever.
+  struct sigaction fallback {};
+  fallback.sa_handler = SIG_DFL;
+  sigemptyset(&fallback.sa_mask);
+  ::sigaction(SIGBUS, &fallback, nullptr);
 }
 
 /// Installs on_sigbus unless it is installed: checked at every mapping rather than once, as a
