@@ -251,16 +251,14 @@ std::optional<Model> load_model(const std::string& path, DiagnosticEngine& diags
   std::string error;
   std::optional<InputFile> file = InputFile::open(path, kModelJson, &error);
   // Mapped rather than read: the loader hands back the text's pages as it passes them.
-  std::optional<MappedFile> mapping =
-      file && file->size() > 0 ? MappedFile::map(*file, &error) : std::nullopt;
-  if (!file || (file->size() > 0 && !mapping)) {
+  std::optional<MappedFile> mapping = file ? MappedFile::map(*file, &error) : std::nullopt;
+  if (!mapping) {
     diags.error(DiagLocation::in_file(path), error);
     return std::nullopt;
   }
   std::string dir = std::filesystem::path(path).parent_path().string();
-  std::optional<Model> model =
-      load_model_text(mapping ? mapping->text() : std::string_view(), path,
-                      dir.empty() ? "." : dir, diags, policy, mapping ? &*mapping : nullptr);
+  std::optional<Model> model = load_model_text(mapping->text(), path, dir.empty() ? "." : dir,
+                                               diags, policy, &*mapping);
   if (model) model->path = path;
   return model;
 }

@@ -6,7 +6,8 @@
 //
 // A file that shrinks while mapped makes reading past its new end raise SIGBUS; while any
 // mapping lives, graft handles that signal by reporting that the file changed while it was
-// read and exiting with status 1 (nothing is written before a model is loaded).
+// read, removing the temporaries of atomic writes (temp_file_cleanup.h) and exiting with
+// status 1.
 #pragma once
 
 #include <cstddef>

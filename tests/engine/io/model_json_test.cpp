@@ -493,3 +493,15 @@ TEST_CASE("a model path that cannot be read is rejected", "[engine][model_json][
   CHECK_FALSE(load_model(make_temp_dir("model_json_dir"), diags));
   CHECK_THAT(diags.render(), Catch::Contains("is a directory"));
 }
+
+TEST_CASE("an empty model.json file is rejected as JSON without a value",
+          "[engine][model_json][bad]") {
+  // Nothing to map: the loader reads an empty text, as it did when it copied the file.
+  std::string dir = make_temp_dir("model_json_empty");
+  write_file(dir + "/empty.json", "");
+  DiagnosticEngine diags;
+  CHECK_FALSE(load_model(dir + "/empty.json", diags));
+  CHECK(diags.render() == dir +
+                              "/empty.json:1:1: error: invalid JSON: syntax error while parsing "
+                              "value - unexpected end of input; expected '[', '{', or a literal\n");
+}
