@@ -33,7 +33,8 @@ class MappedFile {
 
   const std::byte* data() const { return reinterpret_cast<const std::byte*>(data_); }
   size_t size() const { return size_; }
-  std::string_view text() const { return {data_, size_}; }
+  /// The bytes as text; "" (not a null view, which C string functions may not take) when empty.
+  std::string_view text() const { return data_ != nullptr ? std::string_view(data_, size_) : ""; }
   /// Hands back the resident pages wholly before byte `offset` that were not handed back yet,
   /// once they add up to kReleaseStep (a system call per page would cost more than it saves).
   void release_before(size_t offset);
