@@ -9,8 +9,11 @@
 // what they are given; ops that need plain data ask for it. Wherever a value's layout
 // differs from what a consumer asks for, the compiler inserts one reorder step (shared by all
 // consumers wanting that layout), so reorders appear only at the borders of blocked regions.
-// Plain-to-plain reshapes are free views of the same bytes. Constants that need another
-// layout are reordered here, once.
+// Plain-to-plain reshapes are free views of the same bytes, and so are transposes, slices and
+// reshapes of plain data that can be described with strides (runtime/strided_view.h): such a
+// value is its source's buffer at an offset, in a strided layout; kernels that read strided
+// data take it as is, others get one dense copy. Constants that need another layout are
+// reordered here, once.
 //
 // Then memory: every value lives in a buffer; views and aliases share their source's buffer.
 // After lifetimes are known (first write, last read, in schedule order), in-place candidates
@@ -28,6 +31,7 @@
 #include "eval/constant_nodes.h"
 #include "runtime/executable_impl.h"
 #include "runtime/kernels/families.h"
+#include "runtime/strided_view.h"
 
 namespace graft::runtime {
 
@@ -54,6 +58,8 @@ struct Buffer {
 struct Value {
   md_t md;
   int buffer = -1;
+  size_t offset = 0;  // bytes from the buffer's start (a slice's view)
+  bool strided_view = false;  // a view in a layout no kernel chose (Operand::strided)
   dnnl::memory mem;
 };
 
@@ -92,8 +98,8 @@ class Compiler {
     buffers_.push_back(b);
     return static_cast<int>(buffers_.size()) - 1;
   }
-  int new_value(const md_t& md, int buffer) {
-    values_.push_back({md, buffer, {}});
+  int new_value(const md_t& md, int buffer, size_t offset = 0) {
+    values_.push_back({md, buffer, offset, {}});
     layouts_.emplace_back();
     return static_cast<int>(values_.size()) - 1;
   }
@@ -149,7 +155,15 @@ std::optional<Operand> Compiler::operand_of(const Node& node, const Input& input
     o.constant = graph_->constant(p);
     o.md = plain_md(o.type.shape, o.type.dtype);
   } else {
-    o.md = values_[static_cast<size_t>(node_values_[p.id()])].md;
+    const Value& value = values_[static_cast<size_t>(node_values_[p.id()])];
+    // A strided view is offered as such to kernels that read strided data; to the others it
+    // looks like the dense value they get through a copy.
+    if (value.strided_view) {
+      o.md = plain_like(value.md);
+      o.strided = value.md;
+    } else {
+      o.md = value.md;
+    }
   }
   return o;
 }
@@ -234,13 +248,14 @@ int Compiler::value_in(int v, const md_t& want, const std::string& consumer) {
     if (plain != v) return value_in(plain, want, consumer);
   }
   int result;
-  const Buffer& b = buffers_[static_cast<size_t>(root(values_[static_cast<size_t>(v)].buffer))];
+  const Value& value = values_[static_cast<size_t>(v)];
+  const Buffer& b = buffers_[static_cast<size_t>(root(value.buffer))];
   if (is_plain(have) && is_plain(want) && have.get_size() == want.get_size()) {
-    result = new_value(want, values_[static_cast<size_t>(v)].buffer);  // same bytes, new dims
+    result = new_value(want, value.buffer, value.offset);  // same bytes, new dims
   } else if (b.kind == Buffer::Kind::kConstant) {
     // A constant in another layout: reorder once, now, and keep the result.
     ConstantTensor c;
-    c.data = static_cast<const std::byte*>(b.data);
+    c.data = static_cast<const std::byte*>(b.data) + value.offset;
     OwnedMemory m = reorder_constant(c, have, want, cpu_engine());
     void* data = m.memory.get_data_handle();
     owned_.push_back(std::move(m));
@@ -285,9 +300,18 @@ bool Compiler::compile_node(const Node& node) {
     case KernelPlan::Output::kAlias:
       node_values_[node.id()] = srcs[0];
       return true;
-    case KernelPlan::Output::kView:
-      node_values_[node.id()] = value_in(srcs[0], plan->dst_md, node.name());
+    case KernelPlan::Output::kView: {
+      const Value& src = values_[static_cast<size_t>(srcs[0])];
+      if (plan->view_offset == 0 && is_plain(src.md) && is_plain(plan->dst_md) &&
+          src.md.get_size() == plan->dst_md.get_size()) {
+        node_values_[node.id()] = value_in(srcs[0], plan->dst_md, node.name());
+      } else {  // a strided view, or part of the bytes (a slice)
+        const int view = new_value(plan->dst_md, src.buffer, src.offset + plan->view_offset);
+        values_[static_cast<size_t>(view)].strided_view = !is_plain(plan->dst_md);
+        node_values_[node.id()] = view;
+      }
       return true;
+    }
     case KernelPlan::Output::kNew:
       break;
   }
@@ -334,6 +358,8 @@ bool Compiler::can_share(const Step& step, int s, int operand, bool allow_same_v
   const int d = root(values_[static_cast<size_t>(step.dst)].buffer);
   const Buffer& src = buffers_[static_cast<size_t>(b)];
   if (src.kind != Buffer::Kind::kArena || b == d || src.last != s) return false;
+  // A view at an offset would be written from the buffer's start.
+  if (values_[static_cast<size_t>(v)].offset != 0) return false;
   const md_t& a = values_[static_cast<size_t>(v)].md;
   const md_t& c = values_[static_cast<size_t>(step.dst)].md;
   bool same_layout = a == c || (is_plain(a) && is_plain(c) && a.get_size() == c.get_size());
@@ -396,17 +422,21 @@ void Compiler::plan_and_bind(Executable::Impl& impl) {
   for (Value& v : values_) {
     const int b = root(v.buffer);
     const Buffer& buf = buffers_[static_cast<size_t>(b)];
-    void* ptr = nullptr;
+    char* ptr = nullptr;
     if (buf.kind == Buffer::Kind::kArena) {
       if (request_of[static_cast<size_t>(b)] < 0) continue;  // never used
       ptr = static_cast<char*>(impl.arena.get()) +
-            impl.plan.offsets[static_cast<size_t>(request_of[static_cast<size_t>(b)])];
+            impl.plan.offsets[static_cast<size_t>(request_of[static_cast<size_t>(b)])] + v.offset;
     } else if (buf.kind == Buffer::Kind::kConstant) {
-      ptr = buf.data;
+      ptr = static_cast<char*>(buf.data) + v.offset;
     }
     v.mem = dnnl::memory(v.md, cpu_engine(), ptr);
-    if (buf.kind == Buffer::Kind::kInput) impl.input_memories[static_cast<size_t>(buf.io_index)].push_back(v.mem);
-    if (buf.kind == Buffer::Kind::kOutput) impl.output_memories[static_cast<size_t>(buf.io_index)].push_back(v.mem);
+    if (buf.kind == Buffer::Kind::kInput) {
+      impl.input_memories[static_cast<size_t>(buf.io_index)].push_back({v.mem, v.offset});
+    }
+    if (buf.kind == Buffer::Kind::kOutput) {
+      impl.output_memories[static_cast<size_t>(buf.io_index)].push_back({v.mem, v.offset});
+    }
   }
   for (Step& step : steps_) {
     if (!step.enabled) continue;

@@ -75,10 +75,14 @@ bool Executable::run_into(const std::vector<Tensor>& inputs, const std::vector<T
   // The only per-run bookkeeping: point the memories on model inputs and outputs at the
   // caller's bytes (a handle swap, no allocation).
   for (size_t i = 0; i < inputs.size(); ++i) {
-    for (dnnl::memory& m : impl_->input_memories[i]) m.set_data_handle(inputs[i].data());
+    for (auto& [m, offset] : impl_->input_memories[i]) {
+      m.set_data_handle(static_cast<char*>(inputs[i].data()) + offset);
+    }
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
-    for (dnnl::memory& m : impl_->output_memories[i]) m.set_data_handle(outputs[i].data());
+    for (auto& [m, offset] : impl_->output_memories[i]) {
+      m.set_data_handle(static_cast<char*>(outputs[i].data()) + offset);
+    }
   }
   try {
     if (step_ms == nullptr) {

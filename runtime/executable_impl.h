@@ -14,8 +14,13 @@ struct Executable::Impl {
   std::unique_ptr<Graph> graph;  // the concrete-shaped clone; fallback kernels read its nodes
   std::vector<std::unique_ptr<Kernel>> kernels;  // one per step
   std::vector<StepInfo> steps;
-  std::vector<std::vector<dnnl::memory>> input_memories;   // per input: memories on its bytes
-  std::vector<std::vector<dnnl::memory>> output_memories;  // per output: likewise
+  /// A memory on a model input's or output's bytes, `offset` bytes in (a slice's view).
+  struct IoMemory {
+    dnnl::memory memory;
+    size_t offset = 0;
+  };
+  std::vector<std::vector<IoMemory>> input_memories;   // per input: memories on its bytes
+  std::vector<std::vector<IoMemory>> output_memories;  // per output: likewise
   std::vector<TensorInfo> inputs, outputs;
   std::vector<OwnedMemory> owned;  // constants reordered at compile time
   std::shared_ptr<void> arena;

@@ -105,6 +105,8 @@ struct Operand {
   double scalar = 0;
   TensorType type;                          // tensor operands: the concrete type
   md_t md;                                  // tensor operands: the layout delivered
+  md_t strided;  // a strided view (a transpose, a slice): its layout, for kernels that read
+                 // strided data; `md` is then its dense copy, which the others get
   const ConstantTensor* constant = nullptr; // set when the producer is a get_attr node
   bool is_tensor() const { return kind == Kind::kTensor; }
   bool is_scalar() const { return kind == Kind::kScalar; }
@@ -117,7 +119,8 @@ struct KernelPlan {
   enum class Output {
     kNew,    // the kernel writes a fresh value of layout dst_md
     kAlias,  // the result is operand 0 itself (dropout, clone): no kernel, no copy
-    kView,   // the result is operand 0's bytes seen as dst_md (reshape of a plain tensor)
+    kView,   // the result is operand 0's bytes seen as dst_md, view_offset bytes in (a reshape,
+             // a transpose or slice of plain or strided data: runtime/strided_view.h)
   };
   Output output = Output::kNew;
   std::vector<md_t> src_mds;  // per operand: the layout wanted; a zero md = not read at run time
@@ -125,6 +128,7 @@ struct KernelPlan {
   std::unique_ptr<Kernel> kernel;
   int inplace_src = -1;     // dst may take this operand's buffer if it dies here (same layout)
   int accumulate_src = -1;  // dst must hold this operand before the kernel runs (sum post-op)
+  size_t view_offset = 0;   // kView: where the result starts in operand 0's bytes
   size_t scratchpad_bytes = 0;
   size_t weight_bytes = 0;  // bytes the kernel owns (reordered weights)
   std::string impl;         // implementation name for dumps: "brg:avx512_core", "loop"

@@ -43,9 +43,11 @@ KernelBuilder find_kernel(const OpSchema& op) {
     case OpFamily::kCast:
     case OpFamily::kCumsum:
     case OpFamily::kArgReduce: return build_fallback;
+    // slice and select are free views of plain or strided data (shape_ops.cpp); the rest of
+    // the family, and what cannot be viewed, is the fallback.
+    case OpFamily::kStrided: return build_strided;
     // Plain loops on any dtype (the reference kernels); embedding reports an index out of
     // range at run time.
-    case OpFamily::kStrided:
     case OpFamily::kRoll:
     case OpFamily::kGather:
     case OpFamily::kScatter: return build_fallback;

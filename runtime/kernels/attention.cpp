@@ -5,7 +5,9 @@
 // memory traffic stays linear in the sequence; a causal mask (is_causal, or a constant mask of
 // that pattern) skips the key blocks it hides, unless a finite mask_fill would give them weight.
 // Blocks run in parallel on the OpenMP threads the runtime was given; each has its own slice
-// of the shared scratchpad.
+// of the shared scratchpad. q, k and v may be strided views (the heads of a packed qkv
+// projection, split and transposed), and the output is written in the layout its users'
+// common transpose makes dense, so the head split and merge around attention copy nothing.
 #include <omp.h>
 
 #include <algorithm>
@@ -15,6 +17,7 @@
 #include <limits>
 
 #include "runtime/kernels/families.h"
+#include "runtime/strided_view.h"
 
 namespace graft::runtime {
 namespace {
@@ -122,20 +125,20 @@ struct AttentionGeometry {
   float fill = -std::numeric_limits<float>::infinity();  // a hidden key's score (mask_fill)
   bool causal = false;
   MaskKind mask = MaskKind::kNone;
-  std::vector<int64_t> q, k, v, m;     // aligned strides at the output's rank
+  std::vector<int64_t> q, k, v, m, o;  // strides at the output's rank (0 where broadcast)
   int64_t rows = 0;                    // query rows per work item: L split evenly
   size_t per_thread_floats = 0;        // scores block, running max and sum
   int threads = 1;
 };
 
-/// Offsets of batch element `t` in q, k, v and the mask.
-std::array<int64_t, 4> batch_offsets(const AttentionGeometry& g, int64_t t) {
-  std::array<int64_t, 4> off{};
+/// Offsets of batch element `t` in q, k, v, the mask and the output.
+std::array<int64_t, 5> batch_offsets(const AttentionGeometry& g, int64_t t) {
+  std::array<int64_t, 5> off{};
   for (size_t d = g.batch.size(); d-- > 0;) {
     const int64_t index = t % g.batch[d];
     t /= g.batch[d];
     off[0] += index * g.q[d], off[1] += index * g.k[d], off[2] += index * g.v[d];
-    off[3] += index * g.m[d];
+    off[3] += index * g.m[d], off[4] += index * g.o[d];
   }
   return off;
 }
@@ -173,10 +176,11 @@ void attend(const AttentionGeometry& g, const float* q, const float* k, const fl
   float* scores = scratch;
   float* top = scores + kRowBlock * kKeyBlock;
   float* sum = top + kRowBlock;
-  float* o = out + (t * g.l + i0) * g.ev;
+  const int64_t ldo = g.o[r - 2];
+  float* o = out + off[4] + i0 * ldo;
   std::fill(top, top + rows, kMinusInf);
   std::fill(sum, sum + rows, 0.0f);
-  std::fill(o, o + rows * g.ev, 0.0f);
+  for (int64_t a = 0; a < rows; ++a) std::fill(o + a * ldo, o + a * ldo + g.ev, 0.0f);
   // Folds keys j0 .. j0 + cols into the running softmax and the output rows.
   auto fold_keys = [&](int64_t j0, int64_t cols) {
     dnnl_sgemm('N', 'T', rows, cols, g.e, g.scale, q + off[0] + i0 * g.q[r - 2], g.q[r - 2],
@@ -194,12 +198,12 @@ void attend(const AttentionGeometry& g, const float* q, const float* k, const fl
       const float rescale = std::exp(top[a] - new_top);
       sum[a] = sum[a] * rescale + kernels.exp_sum(row, cols, new_top);
       if (rescale != 1.0f) {
-        for (int64_t c = 0; c < g.ev; ++c) o[a * g.ev + c] *= rescale;
+        for (int64_t c = 0; c < g.ev; ++c) o[a * ldo + c] *= rescale;
       }
       top[a] = new_top;
     }
     dnnl_sgemm('N', 'N', rows, g.ev, cols, 1.0f, scores, cols, v + off[2] + j0 * g.v[r - 2],
-               g.v[r - 2], 1.0f, o, g.ev);
+               g.v[r - 2], 1.0f, o, ldo);
   };
   // A causal mask hides every key after the block's last row. With a finite fill those keys
   // still weigh exp(fill - top) each: they are skipped only where that is 0 in every row (the
@@ -216,13 +220,36 @@ void attend(const AttentionGeometry& g, const float* q, const float* k, const fl
     // All keys masked: 0 / 0, NaN, as torch's softmax of a row of -inf. No keys at all: the
     // empty sum, 0, as torch's matmul of an empty softmax.
     const float inv = g.s == 0 ? 0.0f : 1.0f / sum[a];
-    for (int64_t c = 0; c < g.ev; ++c) o[a * g.ev + c] *= inv;
+    for (int64_t c = 0; c < g.ev; ++c) o[a * ldo + c] *= inv;
   }
 }
 
 /// True if constant mask `c` is the causal mask of L queries and S keys: key j visible to
 /// query i exactly when j <= i (bool true there, or a float 0 there and -inf elsewhere), one
 /// (L, S) matrix for every batch element (its leading dims all 1).
+/// The layout attention reads operand `o` in: its strided view when its rows are unit-stride
+/// (what sgemm needs), else plain.
+md_t read_layout(const Operand& o) {
+  if (!o.strided.is_zero()) {
+    auto layout = strided_layout(o.strided);
+    if (layout && (layout->dims.back() == 1 || layout->strides.back() == 1)) return o.strided;
+  }
+  return plain_md(o.shape(), o.type.dtype);
+}
+
+/// `md`'s strides at rank `rank`: leading dims it lacks, and dims of size 1 (broadcast), read
+/// with stride 0; the last two dims (rows and elements) keep theirs.
+std::vector<int64_t> aligned_strides(const md_t& md, size_t rank) {
+  const StridedLayout layout = *strided_layout(md);
+  std::vector<int64_t> out(rank, 0);
+  const size_t lead = rank - layout.dims.size();
+  for (size_t i = 0; i < layout.dims.size(); ++i) {
+    const bool row_or_element = i + 2 >= layout.dims.size();
+    out[lead + i] = layout.dims[i] == 1 && !row_or_element ? 0 : layout.strides[i];
+  }
+  return out;
+}
+
 bool is_causal_constant(const ConstantTensor& c, int64_t l, int64_t s) {
   if (c.numel() != l * s || c.shape().size() < 2 || c.shape()[c.shape().size() - 2] != l) {
     return false;
@@ -296,9 +323,18 @@ std::optional<KernelPlan> build_attention(KernelContext& ctx) {
   g.fill = std::abs(*mask_fill) > std::numeric_limits<float>::max()
                ? (*mask_fill > 0 ? kInf : -kInf)
                : static_cast<float>(*mask_fill);
-  g.q = broadcast_strides(q.shape(), rank);
-  g.k = broadcast_strides(k.shape(), rank);
-  g.v = broadcast_strides(v.shape(), rank);
+  KernelPlan plan = make_plan(ctx);
+  plan.src_mds[0] = read_layout(q);
+  plan.src_mds[1] = read_layout(k);
+  plan.src_mds[2] = read_layout(v);
+  plan.dst_md = layout_for_users(ctx.node(), out);
+  if (auto o = strided_layout(plan.dst_md); o->dims.back() != 1 && o->strides.back() != 1) {
+    plan.dst_md = plain_md(out);
+  }
+  g.q = aligned_strides(plan.src_mds[0], rank);
+  g.k = aligned_strides(plan.src_mds[1], rank);
+  g.v = aligned_strides(plan.src_mds[2], rank);
+  g.o = aligned_strides(plan.dst_md, rank);
   g.m.assign(rank, 0);
   // A constant causal mask (a buffer sliced and compared, folded at compile time) is is_causal:
   // the key blocks it hides are skipped instead of computed and masked. A float one hides with
@@ -312,9 +348,11 @@ std::optional<KernelPlan> build_attention(KernelContext& ctx) {
     g.mask = f32(mask) ? MaskKind::kFloat : MaskKind::kBool;
     g.m = broadcast_strides(mask.shape(), rank);
   }
-  // sgemm needs unit stride along E and Ev; a size-1 row dim broadcast (stride 0) is fine.
-  g.q[rank - 1] = g.k[rank - 1] = g.v[rank - 1] = 1;
-  g.q[rank - 2] = g.e, g.k[rank - 2] = g.e, g.v[rank - 2] = g.ev;
+  // sgemm needs unit stride along E and Ev, and a leading dimension at least a row's length
+  // (a dim of size 1 has the stride a dense layout gives it: view_md).
+  g.q[rank - 1] = g.k[rank - 1] = g.v[rank - 1] = g.o[rank - 1] = 1;
+  g.q[rank - 2] = std::max(g.q[rank - 2], g.e), g.k[rank - 2] = std::max(g.k[rank - 2], g.e);
+  g.v[rank - 2] = std::max(g.v[rank - 2], g.ev), g.o[rank - 2] = std::max(g.o[rank - 2], g.ev);
   g.threads = std::max(1, omp_get_max_threads());
   // Even blocks: 300 rows are two items of 150, not 256 and a sliver of 44.
   const int64_t blocks = (g.l + kRowBlock - 1) / kRowBlock;
@@ -322,12 +360,7 @@ std::optional<KernelPlan> build_attention(KernelContext& ctx) {
   // Each thread's slice starts on a cache line.
   g.per_thread_floats = (kRowBlock * kKeyBlock + 2 * kRowBlock + 15) / 16 * 16;
 
-  KernelPlan plan = make_plan(ctx);
-  for (size_t i = 0; i < 4; ++i) {
-    const Operand& o = ctx.operand(i);
-    if (o.is_tensor() && !(i == 3 && causal_mask)) plan.src_mds[i] = plain_md(o.shape(), o.type.dtype);
-  }
-  plan.dst_md = plain_md(out);
+  if (mask.is_tensor() && !causal_mask) plan.src_mds[3] = plain_md(mask.shape(), mask.type.dtype);
   plan.scratchpad_bytes = g.per_thread_floats * sizeof(float) * static_cast<size_t>(g.threads);
   plan.impl = causal_mask ? "attention: blocked online softmax, sgemm, causal mask as is_causal"
                           : "attention: blocked online softmax, sgemm";

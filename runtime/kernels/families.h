@@ -20,6 +20,7 @@ std::optional<KernelPlan> build_adaptive_pool2d(KernelContext& ctx);  // pooling
 std::optional<KernelPlan> build_view(KernelContext& ctx);          // shape_ops.cpp
 std::optional<KernelPlan> build_alias(KernelContext& ctx);         // shape_ops.cpp
 std::optional<KernelPlan> build_permute(KernelContext& ctx);       // shape_ops.cpp
+std::optional<KernelPlan> build_strided(KernelContext& ctx);       // shape_ops.cpp: slice and select views, else the fallback
 std::optional<KernelPlan> build_cat(KernelContext& ctx);           // concat.cpp
 std::optional<KernelPlan> build_reduce(KernelContext& ctx);        // reduce.cpp
 std::optional<KernelPlan> build_softmax(KernelContext& ctx);       // softmax.cpp

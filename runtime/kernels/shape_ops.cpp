@@ -1,14 +1,59 @@
 // Ops that only move or relabel data. flatten, reshape, squeeze and unsqueeze are free views
 // of a plain tensor (the result's shape comes from shape inference; a blocked input is
-// reordered to plain first: a layout region border). dropout, contiguous and clone are the
-// input itself. permute and transpose are one oneDNN reorder from a strided view. All of them
-// move elements of any dtype (runtime/dnnl_util.h: how int64 and bool are described).
+// reordered to plain first: a layout region border), and of a strided view where torch's
+// view rule allows. permute, transpose, slice and select of plain or strided data are free
+// strided views (runtime/strided_view.h); consumers that need dense data get one reorder.
+// dropout, contiguous and clone are the input itself. All of them move elements of any dtype
+// (runtime/dnnl_util.h: how int64 and bool are described); views are made of types with one
+// dim per element, the others are copied by a reorder or the fallback loop.
+#include "engine/ops/slice_bounds.h"
 #include "runtime/kernels/families.h"
+#include "runtime/strided_view.h"
 
 namespace graft::runtime {
 
+namespace {
+
+/// The layout operand `x` can be viewed in without a copy: its strided view, or the unblocked
+/// layout it is delivered in (plain, nhwc, attention's); nullopt for a blocked layout, a type
+/// described in s32 pairs, or a 0-d tensor.
+std::optional<StridedLayout> viewable_layout(const Operand& x) {
+  if (element_dims(x.type.dtype) != 0 || x.shape().empty()) return std::nullopt;
+  return strided_layout(x.strided.is_zero() ? x.md : x.strided);
+}
+
+/// A view plan: operand 0 read in `from`, the result `layout` of its bytes, `offset` bytes in;
+/// nullopt where oneDNN cannot describe the view (its check for overlapping strides refuses
+/// some slices with a step that do not overlap).
+std::optional<KernelPlan> view_plan(const KernelContext& ctx, const StridedLayout& from,
+                                    StridedLayout layout, size_t offset) {
+  const dt type = ctx.operand(0).md.data_type();
+  KernelPlan plan = make_plan(ctx);
+  plan.output = KernelPlan::Output::kView;
+  try {
+    plan.src_mds[0] = view_md(from, type);
+    plan.dst_md = view_md(std::move(layout), type);
+  } catch (const dnnl::error&) {
+    return std::nullopt;
+  }
+  plan.view_offset = offset;
+  plan.impl = is_plain(plan.dst_md) ? "view" : "strided view";
+  return plan;
+}
+
+}  // namespace
+
 std::optional<KernelPlan> build_view(KernelContext& ctx) {
-  if (!ctx.operand(0).is_tensor()) return ctx.not_implemented("a scalar input");
+  const Operand& x = ctx.operand(0);
+  if (!x.is_tensor()) return ctx.not_implemented("a scalar input");
+  const Shape& out = ctx.out().shape;
+  if (!x.strided.is_zero() && !out.empty()) {
+    std::optional<StridedLayout> from = viewable_layout(x);
+    const std::vector<int64_t> dims(out.begin(), out.end());
+    if (auto strides = from ? reshape_strides(*from, dims) : std::nullopt) {
+      if (auto plan = view_plan(ctx, *from, {dims, *strides}, 0)) return plan;
+    }
+  }
   KernelPlan plan = make_plan(ctx);
   plan.output = KernelPlan::Output::kView;
   plan.src_mds[0] = plain_md(ctx.operand(0).shape(), ctx.operand(0).type.dtype);
@@ -75,6 +120,9 @@ std::optional<KernelPlan> build_permute(KernelContext& ctx) {
     strides.push_back(in_strides[p] >> element_dims(dtype));  // in elements, not s32 words
   }
   if (rank == 0) return build_alias(ctx);
+  if (std::optional<StridedLayout> from = viewable_layout(x)) {
+    if (auto plan = view_plan(ctx, *from, permuted(*from, perm), 0)) return plan;
+  }
   md_t view = strided_md(out_dims, strides, dtype);
   md_t dst = plain_md(ctx.out().shape, dtype);
   dnnl::reorder::primitive_desc pd(ctx.engine(), view, ctx.engine(), dst,
@@ -86,6 +134,50 @@ std::optional<KernelPlan> build_permute(KernelContext& ctx) {
                        {{DNNL_ARG_FROM, ArgSource::src(0, view)}, {DNNL_ARG_TO, ArgSource::dst()}},
                        "permute");
   return plan;
+}
+
+std::optional<KernelPlan> build_strided(KernelContext& ctx) {
+  const Operand& x = ctx.operand(0);
+  const bool select = ctx.op() == "select";
+  std::optional<StridedLayout> from =
+      (ctx.op() == "slice" || select) && x.is_tensor() ? viewable_layout(x) : std::nullopt;
+  if (!from || ctx.out().shape.empty()) return build_fallback(ctx);
+  const auto rank = static_cast<int64_t>(from->dims.size());
+  auto dim = ctx.int_attr("dim");
+  if (!dim) return std::nullopt;
+  const int64_t d = *dim < 0 ? *dim + rank : *dim;
+  if (d < 0 || d >= rank) return build_fallback(ctx);  // which reports it
+  const auto at = static_cast<size_t>(d);
+  StridedLayout layout = *from;
+  int64_t first = 0;  // the element of dim d where the view starts
+  if (select) {
+    auto index = ctx.int_attr("index");
+    if (!index) return std::nullopt;
+    first = *index < 0 ? *index + from->dims[at] : *index;
+    if (first < 0 || first >= from->dims[at]) return build_fallback(ctx);
+    layout.dims.erase(layout.dims.begin() + d);
+    layout.strides.erase(layout.strides.begin() + d);
+  } else {
+    auto step = ctx.int_attr("step");
+    if (!step) return std::nullopt;
+    auto bound = [&](const char* name) -> std::optional<int64_t> {
+      const AttrValue* v = ctx.attr(name);
+      const auto* i = v ? std::get_if<int64_t>(v) : nullptr;
+      return i ? std::optional<int64_t>(*i) : std::nullopt;
+    };
+    auto [start, end] = slice_bounds(bound("start"), bound("end"), from->dims[at]);
+    if (*step <= 0 || start >= end) return build_fallback(ctx);
+    first = start;
+    layout.dims[at] = (end - start - 1) / *step + 1;
+    layout.strides[at] *= *step;
+  }
+  if (layout.dims != std::vector<int64_t>(ctx.out().shape.begin(), ctx.out().shape.end())) {
+    return build_fallback(ctx);  // shape inference disagrees: let the loop report it
+  }
+  const size_t offset = static_cast<size_t>(first * from->strides[at]) *
+                        dnnl::memory::data_type_size(x.md.data_type());
+  if (auto plan = view_plan(ctx, *from, std::move(layout), offset)) return plan;
+  return build_fallback(ctx);
 }
 
 }  // namespace graft::runtime
