@@ -99,7 +99,7 @@ class Compiler {
     return static_cast<int>(buffers_.size()) - 1;
   }
   int new_value(const md_t& md, int buffer, size_t offset = 0) {
-    values_.push_back({md, buffer, offset, {}});
+    values_.push_back({md, buffer, offset, false, {}});
     layouts_.emplace_back();
     return static_cast<int>(values_.size()) - 1;
   }
