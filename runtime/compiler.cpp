@@ -186,6 +186,7 @@ std::optional<KernelPlan> Compiler::build(KernelBuilder builder, const Node& nod
     KernelContext ctx(node, operands, *node.type(), allow, diags_, options_.source_name);
     ctx.set_allow_winograd(allow && options_.winograd);
     ctx.set_preferred_block(allow ? preferred_block_ : 0);
+    ctx.set_row_blocks(options_.row_blocks);
     try {
       return builder(ctx);
     } catch (const dnnl::error& e) {

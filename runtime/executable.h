@@ -36,6 +36,11 @@ struct CompileOptions {
   /// kernels (a causal mask sliced from a buffer, position ids and their embedding); off, every
   /// op runs its kernel on each run.
   bool fold_constants = true;
+  /// Where an inner product may run as one single-threaded primitive per thread on a block of
+  /// its rows (runtime/kernels/row_blocks.h): where measuring both ways on this host shows it
+  /// faster, never, or always (tests).
+  enum class RowBlocks { kMeasure, kNever, kAlways };
+  RowBlocks row_blocks = RowBlocks::kMeasure;
   std::string source_name;        // the model file, for diagnostics
 };
 

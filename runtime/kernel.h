@@ -17,6 +17,7 @@
 #include "engine/ir/graph.h"
 #include "engine/support/diagnostics.h"
 #include "runtime/dnnl_util.h"
+#include "runtime/executable.h"
 
 namespace graft::runtime {
 
@@ -162,6 +163,9 @@ class KernelContext {
   /// aBcd16b, make one graph-wide blocked layout pay off.
   int preferred_block() const { return preferred_block_; }
   void set_preferred_block(int block) { preferred_block_ = block; }
+  /// Whether inner products may run in row blocks (CompileOptions::row_blocks).
+  CompileOptions::RowBlocks row_blocks() const { return row_blocks_; }
+  void set_row_blocks(CompileOptions::RowBlocks mode) { row_blocks_ = mode; }
   const dnnl::engine& engine() const { return cpu_engine(); }
 
   /// The layout operand `i` should be read in when the kernel accepts any layout: what the
@@ -200,6 +204,7 @@ class KernelContext {
   bool allow_blocked_;
   bool allow_winograd_ = false;
   int preferred_block_ = 0;
+  CompileOptions::RowBlocks row_blocks_ = CompileOptions::RowBlocks::kNever;
   DiagnosticEngine& diags_;
   const std::string& source_;
 };

@@ -5,6 +5,7 @@
 #include "engine/ops/matmul_shapes.h"
 #include "runtime/kernels/activation.h"
 #include "runtime/kernels/families.h"
+#include "runtime/kernels/row_blocks.h"
 
 namespace graft::runtime {
 
@@ -28,15 +29,7 @@ std::optional<KernelPlan> build_linear(KernelContext& ctx) {
   const int64_t n = w.shape()[0];
   int64_t rows = 1;  // the input's leading dims flattened
   for (size_t i = 0; i + 1 < x.shape().size(); ++i) rows *= x.shape()[i];
-  md_t src_md = plain_md({rows, k});
-  md_t w_md = w.constant ? any_md({n, k}) : plain_md({n, k});
   md_t b_md = bias.is_tensor() ? plain_md({n}) : md_t();
-  md_t dst_md = plain_md({rows, n});
-  auto desc = bias.is_tensor()
-                  ? dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_inference, src_md,
-                                                      w_md, b_md, dst_md)
-                  : dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_inference, src_md,
-                                                      w_md, dst_md);
   dnnl::primitive_attr attr = KernelContext::scratchpad_attr();
   dnnl::post_ops ops;
   append_post_ops(ops, act);
@@ -44,7 +37,16 @@ std::optional<KernelPlan> build_linear(KernelContext& ctx) {
   const bool split = must_split_post_ops(act, residual.is_tensor(), post_act);
   if (!split) append_post_ops(ops, post_act);
   attr.set_post_ops(ops);
-  dnnl::inner_product_forward::primitive_desc pd(desc, attr, ctx.engine());
+  const InnerProductFactory make = [&](int64_t m, const md_t& w_md) {
+    const md_t src_md = plain_md({m, k}), dst_md = plain_md({m, n});
+    auto desc = bias.is_tensor()
+                    ? dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_inference,
+                                                        src_md, w_md, b_md, dst_md)
+                    : dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_inference,
+                                                        src_md, w_md, dst_md);
+    return dnnl::inner_product_forward::primitive_desc(desc, attr, ctx.engine());
+  };
+  const auto pd = make(rows, w.constant ? any_md({n, k}) : plain_md({n, k}));
 
   KernelPlan plan = make_plan(ctx);
   plan.src_mds[0] = pd.src_desc();
@@ -57,10 +59,29 @@ std::optional<KernelPlan> build_linear(KernelContext& ctx) {
     plan.src_mds[3] = residual.md;
     plan.accumulate_src = 3;
   }
-  set_single_primitive(plan, pd, dnnl::inner_product_forward(pd), std::move(args), "linear");
   if (split) {
+    set_single_primitive(plan, pd, dnnl::inner_product_forward(pd), std::move(args), "linear");
     append_eltwise_on_dst(static_cast<PrimitiveKernel&>(*plan.kernel), plan, plan.dst_md, post_act);
+    return plan;
   }
+  const dnnl::inner_product_forward whole(pd);
+  std::vector<std::pair<int, ArgSource>> params;
+  for (const auto& arg : args) {
+    if (arg.first == DNNL_ARG_WEIGHTS || arg.first == DNNL_ARG_BIAS) params.push_back(arg);
+  }
+  std::string key = "linear " + std::to_string(rows) + "x" + std::to_string(k) + "x" +
+                    std::to_string(n) + (bias.is_tensor() ? " bias" : "") +
+                    (residual.is_tensor() ? " residual" : "");
+  for (const auto* steps : {&act, &post_act}) {
+    for (const EltwiseStep& step : *steps) key += " " + std::to_string(static_cast<int>(step.alg));
+  }
+  if (auto blocks = row_block_kernel(make, {pd, whole, rows, k, n, params}, ctx.row_blocks(), key,
+                                     plan.scratchpad_bytes)) {
+    plan.kernel = std::move(blocks);
+    plan.impl = "linear row blocks " + impl_name(pd);
+    return plan;
+  }
+  set_single_primitive(plan, pd, whole, std::move(args), "linear");
   return plan;
 }
 

@@ -1,5 +1,6 @@
 // linear, linear_post and matmul vs the reference: 2-d and 3-d inputs, with and without bias,
-// computed weights, post-ops and residual, and matmul's 1-d promotions and batch broadcasting.
+// computed weights, post-ops and residual, row blocks on several threads, and matmul's 1-d
+// promotions and batch broadcasting.
 #include <catch2/catch.hpp>
 
 #include "tests/runtime/runtime_testing.h"
@@ -64,4 +65,84 @@ TEST_CASE("matmul matches the reference with promotions and broadcasting", "[run
   b.output({b.call("matmul", {in(x), in(y)})});
   INFO(shape_to_string(c.a) << " @ " << shape_to_string(c.b));
   CHECK(check_all_modes(b.graph(), random_inputs(b.graph(), 6)) == "");
+}
+
+namespace {
+
+/// Sets the runtime's thread count for a scope.
+class Threads {
+ public:
+  explicit Threads(int n) : saved_(runtime::max_threads()) { runtime::set_num_threads(n); }
+  ~Threads() { runtime::set_num_threads(saved_); }
+  Threads(const Threads&) = delete;
+  Threads& operator=(const Threads&) = delete;
+
+ private:
+  int saved_;
+};
+
+/// The implementation names of the graph's linear steps.
+std::vector<std::string> linear_impls(const runtime::Executable& exe) {
+  std::vector<std::string> impls;
+  for (const runtime::StepInfo& s : exe.steps()) {
+    if (s.op == "linear" || s.op == "linear_post") impls.push_back(s.impl);
+  }
+  return impls;
+}
+
+}  // namespace
+
+TEST_CASE("linear in row blocks, one per thread, matches the reference",
+          "[runtime][linear][threads]") {
+  // Rows that do not divide evenly; a residual summed in place and one that lives on; a model
+  // input read at each block's first row.
+  Threads threads(3);
+  GraphBuilder b;
+  Node* x = b.input("x", {2, 37, 24});
+  Node* r = b.input("r", {2, 37, 16});
+  Node* first = b.call("linear", {in(x), in(b.constant("w1", {16, 24}, 1)), in(b.constant("b1", {16}, 2))});
+  Node* second = b.call("linear_post",
+                        {in(first), in(b.constant("w2", {16, 16}, 3)), in(b.constant("b2", {16}, 4)), in(r)},
+                        {{"activation", std::string("gelu")}});
+  Node* third = b.call("linear_post", {in(second), in(b.constant("w3", {16, 16}, 5)), Input::none(),
+                                        in(second)},
+                       {{"activation", std::string("relu")}});
+  b.output({third, r});
+  runtime::CompileOptions options;
+  options.row_blocks = runtime::CompileOptions::RowBlocks::kAlways;
+  std::unique_ptr<runtime::Executable> exe;
+  REQUIRE(check_against_reference(b.graph(), random_inputs(b.graph(), 7), options, 1e-4, 1e-4, &exe) == "");
+  INFO(exe->dump());
+  for (const std::string& impl : linear_impls(*exe)) CHECK(impl.find("row blocks") != std::string::npos);
+  options.in_place = false;
+  CHECK(check_against_reference(b.graph(), random_inputs(b.graph(), 8), options) == "");
+
+  // Never: one primitive each. Measured: small products keep one primitive without a race.
+  for (auto mode : {runtime::CompileOptions::RowBlocks::kNever, runtime::CompileOptions::RowBlocks::kMeasure}) {
+    options.row_blocks = mode;
+    REQUIRE(check_against_reference(b.graph(), random_inputs(b.graph(), 9), options, 1e-4, 1e-4, &exe) == "");
+    for (const std::string& impl : linear_impls(*exe)) CHECK(impl.find("row blocks") == std::string::npos);
+  }
+}
+
+TEST_CASE("linear keeps one primitive on one thread or with a computed weight",
+          "[runtime][linear][threads]") {
+  GraphBuilder b;
+  Node* x = b.input("x", {64, 32});
+  Node* w = b.input("w", {8, 32});
+  b.output({b.call("linear", {in(x), in(b.constant("w1", {8, 32}, 1))}), b.call("linear", {in(x), in(w)})});
+  runtime::CompileOptions options;
+  options.row_blocks = runtime::CompileOptions::RowBlocks::kAlways;
+  std::unique_ptr<runtime::Executable> exe;
+  {
+    Threads one(1);
+    REQUIRE(check_against_reference(b.graph(), random_inputs(b.graph(), 3), options, 1e-4, 1e-4, &exe) == "");
+    for (const std::string& impl : linear_impls(*exe)) CHECK(impl.find("row blocks") == std::string::npos);
+  }
+  Threads two(2);
+  REQUIRE(check_against_reference(b.graph(), random_inputs(b.graph(), 4), options, 1e-4, 1e-4, &exe) == "");
+  const std::vector<std::string> impls = linear_impls(*exe);
+  REQUIRE(impls.size() == 2);
+  CHECK(impls[0].find("row blocks") != std::string::npos);
+  CHECK(impls[1].find("row blocks") == std::string::npos);
 }
