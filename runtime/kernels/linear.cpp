@@ -77,8 +77,8 @@ std::optional<KernelPlan> build_linear(KernelContext& ctx) {
   }
   if (auto blocks = row_block_kernel(make, {pd, whole, rows, k, n, params}, ctx.row_blocks(), key,
                                      plan.scratchpad_bytes)) {
-    plan.kernel = std::move(blocks);
-    plan.impl = "linear row blocks " + impl_name(pd);
+    plan.kernel = std::move(blocks->kernel);
+    plan.impl = "linear row blocks " + blocks->impl;
     return plan;
   }
   set_single_primitive(plan, pd, whole, std::move(args), "linear");

@@ -32,7 +32,7 @@ class OneThread {
   int saved_;
 };
 
-class RowBlockKernel : public Kernel {
+class BlocksKernel : public Kernel {
  public:
   struct Block {
     dnnl::primitive primitive;
@@ -43,7 +43,7 @@ class RowBlockKernel : public Kernel {
     dnnl::stream stream;
   };
 
-  RowBlockKernel(std::vector<Block> blocks, std::vector<std::pair<int, ArgSource>> params,
+  BlocksKernel(std::vector<Block> blocks, std::vector<std::pair<int, ArgSource>> params,
                  size_t src_row_bytes, size_t dst_row_bytes)
       : blocks_(std::move(blocks)), params_(std::move(params)), src_row_bytes_(src_row_bytes),
         dst_row_bytes_(dst_row_bytes) {}
@@ -136,49 +136,50 @@ std::map<std::string, bool>& memo() {
 
 }  // namespace
 
-std::unique_ptr<Kernel> row_block_kernel(const InnerProductFactory& make,
-                                         const WholeInnerProduct& whole, Blocks mode,
-                                         const std::string& key, size_t& scratchpad_bytes) {
+std::optional<RowBlockKernel> row_block_kernel(const InnerProductFactory& make,
+                                               const WholeInnerProduct& whole, Blocks mode,
+                                               const std::string& key, size_t& scratchpad_bytes) {
   const int threads = omp_get_max_threads();
-  if (mode == Blocks::kNever || threads < 2 || whole.rows < threads) return nullptr;
+  if (mode == Blocks::kNever || threads < 2 || whole.rows < threads) return std::nullopt;
   const double flops = 2.0 * static_cast<double>(whole.rows * whole.k * whole.n);
   if (mode == Blocks::kMeasure && (whole.rows < threads * kMinRowsPerBlock || flops < kMinFlops)) {
-    return nullptr;
+    return std::nullopt;
   }
   for (const auto& [arg, source] : whole.params) {
-    if (source.kind != ArgSource::Kind::kOwned) return nullptr;  // computed weights
+    if (source.kind != ArgSource::Kind::kOwned) return std::nullopt;  // computed weights
   }
+  const std::string memo_key = key + " threads " + std::to_string(threads);
+  std::lock_guard<std::mutex> lock(memo_mutex);
+  auto known = memo().find(memo_key);
+  if (mode == Blocks::kMeasure && known != memo().end() && !known->second) return std::nullopt;
   const md_t weights = whole.pd.weights_desc();
-  std::vector<RowBlockKernel::Block> blocks;
+  std::vector<BlocksKernel::Block> blocks;
+  std::string impl;
   size_t offset = 0;
   try {
     OneThread one_thread;
     for (int i = 0; i < threads; ++i) {
       const int64_t first = whole.rows * i / threads, end = whole.rows * (i + 1) / threads;
       auto pd = make(end - first, weights);
-      if (pd.weights_desc() != weights) return nullptr;
-      RowBlockKernel::Block b{dnnl::inner_product_forward(pd), first, pd.src_desc(),
-                              pd.dst_desc(), pd.scratchpad_desc(), offset, {}, {}};
+      if (pd.weights_desc() != weights) return std::nullopt;
+      impl = impl_name(pd);
+      BlocksKernel::Block b{dnnl::inner_product_forward(pd), first, pd.src_desc(), pd.dst_desc(),
+                            pd.scratchpad_desc(), offset, {}, {}};
       offset += (b.scratchpad.get_size() + 63) / 64 * 64;
       blocks.push_back(std::move(b));
     }
   } catch (const dnnl::error&) {
-    return nullptr;
+    return std::nullopt;
   }
-  auto kernel = std::make_unique<RowBlockKernel>(
+  auto kernel = std::make_unique<BlocksKernel>(
       std::move(blocks), whole.params, static_cast<size_t>(whole.k) * sizeof(float),
       static_cast<size_t>(whole.n) * sizeof(float));
-  if (mode == Blocks::kMeasure) {
-    const std::string memo_key = key + " threads " + std::to_string(threads);
-    std::lock_guard<std::mutex> lock(memo_mutex);
-    auto found = memo().find(memo_key);
-    if (found == memo().end()) {
-      found = memo().emplace(memo_key, blocks_are_faster(whole, *kernel, offset)).first;
-    }
-    if (!found->second) return nullptr;
+  if (mode == Blocks::kMeasure && known == memo().end()) {
+    known = memo().emplace(memo_key, blocks_are_faster(whole, *kernel, offset)).first;
   }
+  if (mode == Blocks::kMeasure && !known->second) return std::nullopt;
   scratchpad_bytes = std::max(scratchpad_bytes, offset);
-  return kernel;
+  return RowBlockKernel{std::move(kernel), impl};
 }
 
 }  // namespace graft::runtime

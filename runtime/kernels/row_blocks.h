@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,13 +31,19 @@ struct WholeInnerProduct {
   std::vector<std::pair<int, ArgSource>> params;
 };
 
+/// A row-block kernel and its blocks' oneDNN implementation ("brgemm:avx512_core").
+struct RowBlockKernel {
+  std::unique_ptr<Kernel> kernel;
+  std::string impl;
+};
+
 /// Row blocks of `whole`, one per OpenMP thread, if `mode` asks for them or (kMeasure) they run
-/// faster than `whole` here; nullptr to keep `whole` (one thread, too few rows, a layout the
+/// faster than `whole` here; nullopt to keep `whole` (one thread, too few rows, a layout the
 /// single-threaded primitive does not take). `key` names the configuration in the memo of
 /// measurements. Raises `scratchpad_bytes` to what the blocks need side by side.
-std::unique_ptr<Kernel> row_block_kernel(const InnerProductFactory& make,
-                                         const WholeInnerProduct& whole,
-                                         CompileOptions::RowBlocks mode, const std::string& key,
-                                         size_t& scratchpad_bytes);
+std::optional<RowBlockKernel> row_block_kernel(const InnerProductFactory& make,
+                                               const WholeInnerProduct& whole,
+                                               CompileOptions::RowBlocks mode,
+                                               const std::string& key, size_t& scratchpad_bytes);
 
 }  // namespace graft::runtime
