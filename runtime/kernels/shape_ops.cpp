@@ -14,25 +14,28 @@ namespace graft::runtime {
 
 namespace {
 
-/// The layout operand `x` can be viewed in without a copy: its strided view, or the unblocked
-/// layout it is delivered in (plain, nhwc, attention's); nullopt for a blocked layout, a type
-/// described in s32 pairs, or a 0-d tensor.
-std::optional<StridedLayout> viewable_layout(const Operand& x) {
-  if (element_dims(x.type.dtype) != 0 || x.shape().empty()) return std::nullopt;
-  return strided_layout(x.strided.is_zero() ? x.md : x.strided);
+/// The layout operand `x` is delivered in, when a view can be taken of it without a copy: its
+/// strided view, or an unblocked layout (plain, nhwc, attention's); nullopt for a blocked
+/// layout, a type described in s32 pairs, a 0-d tensor or one without elements.
+const md_t* viewable_md(const Operand& x) {
+  const md_t& md = x.strided.is_zero() ? x.md : x.strided;
+  if (element_dims(x.type.dtype) != 0 || x.shape().empty() || !strided_layout(md)) return nullptr;
+  for (Dim d : x.shape()) {
+    if (d == 0) return nullptr;
+  }
+  return &md;
 }
 
-/// A view plan: operand 0 read in `from`, the result `layout` of its bytes, `offset` bytes in;
-/// nullopt where oneDNN cannot describe the view (its check for overlapping strides refuses
-/// some slices with a step that do not overlap).
-std::optional<KernelPlan> view_plan(const KernelContext& ctx, const StridedLayout& from,
+/// A view plan: operand 0 read as delivered (`from`), the result `layout` of its bytes,
+/// `offset` bytes in; nullopt where oneDNN cannot describe the view (its check for overlapping
+/// strides refuses some slices with a step that do not overlap).
+std::optional<KernelPlan> view_plan(const KernelContext& ctx, const md_t& from,
                                     StridedLayout layout, size_t offset) {
-  const dt type = ctx.operand(0).md.data_type();
   KernelPlan plan = make_plan(ctx);
   plan.output = KernelPlan::Output::kView;
+  plan.src_mds[0] = from;
   try {
-    plan.src_mds[0] = view_md(from, type);
-    plan.dst_md = view_md(std::move(layout), type);
+    plan.dst_md = view_md(std::move(layout), from.data_type());
   } catch (const dnnl::error&) {
     return std::nullopt;
   }
@@ -47,10 +50,10 @@ std::optional<KernelPlan> build_view(KernelContext& ctx) {
   const Operand& x = ctx.operand(0);
   if (!x.is_tensor()) return ctx.not_implemented("a scalar input");
   const Shape& out = ctx.out().shape;
-  if (!x.strided.is_zero() && !out.empty()) {
-    std::optional<StridedLayout> from = viewable_layout(x);
+  const md_t* from = viewable_md(x);
+  if (!x.strided.is_zero() && from != nullptr && !out.empty()) {
     const std::vector<int64_t> dims(out.begin(), out.end());
-    if (auto strides = from ? reshape_strides(*from, dims) : std::nullopt) {
+    if (auto strides = reshape_strides(*strided_layout(*from), dims)) {
       if (auto plan = view_plan(ctx, *from, {dims, *strides}, 0)) return plan;
     }
   }
@@ -120,8 +123,8 @@ std::optional<KernelPlan> build_permute(KernelContext& ctx) {
     strides.push_back(in_strides[p] >> element_dims(dtype));  // in elements, not s32 words
   }
   if (rank == 0) return build_alias(ctx);
-  if (std::optional<StridedLayout> from = viewable_layout(x)) {
-    if (auto plan = view_plan(ctx, *from, permuted(*from, perm), 0)) return plan;
+  if (const md_t* from = viewable_md(x)) {
+    if (auto plan = view_plan(ctx, *from, permuted(*strided_layout(*from), perm), 0)) return plan;
   }
   md_t view = strided_md(out_dims, strides, dtype);
   md_t dst = plain_md(ctx.out().shape, dtype);
@@ -139,9 +142,9 @@ std::optional<KernelPlan> build_permute(KernelContext& ctx) {
 std::optional<KernelPlan> build_strided(KernelContext& ctx) {
   const Operand& x = ctx.operand(0);
   const bool select = ctx.op() == "select";
-  std::optional<StridedLayout> from =
-      (ctx.op() == "slice" || select) && x.is_tensor() ? viewable_layout(x) : std::nullopt;
-  if (!from || ctx.out().shape.empty()) return build_fallback(ctx);
+  const md_t* from_md = (ctx.op() == "slice" || select) && x.is_tensor() ? viewable_md(x) : nullptr;
+  if (from_md == nullptr || ctx.out().shape.empty()) return build_fallback(ctx);
+  const std::optional<StridedLayout> from = strided_layout(*from_md);
   const auto rank = static_cast<int64_t>(from->dims.size());
   auto dim = ctx.int_attr("dim");
   if (!dim) return std::nullopt;
@@ -176,7 +179,7 @@ std::optional<KernelPlan> build_strided(KernelContext& ctx) {
   }
   const size_t offset = static_cast<size_t>(first * from->strides[at]) *
                         dnnl::memory::data_type_size(x.md.data_type());
-  if (auto plan = view_plan(ctx, *from, std::move(layout), offset)) return plan;
+  if (auto plan = view_plan(ctx, *from_md, std::move(layout), offset)) return plan;
   return build_fallback(ctx);
 }
 
