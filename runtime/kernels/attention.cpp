@@ -224,9 +224,6 @@ void attend(const AttentionGeometry& g, const float* q, const float* k, const fl
   }
 }
 
-/// True if constant mask `c` is the causal mask of L queries and S keys: key j visible to
-/// query i exactly when j <= i (bool true there, or a float 0 there and -inf elsewhere), one
-/// (L, S) matrix for every batch element (its leading dims all 1).
 /// The layout attention reads operand `o` in: its strided view when its rows are unit-stride
 /// (what sgemm needs), else plain.
 md_t read_layout(const Operand& o) {
@@ -250,6 +247,9 @@ std::vector<int64_t> aligned_strides(const md_t& md, size_t rank) {
   return out;
 }
 
+/// True if constant mask `c` is the causal mask of L queries and S keys: key j visible to
+/// query i exactly when j <= i (bool true there, or a float 0 there and -inf elsewhere), one
+/// (L, S) matrix for every batch element (its leading dims all 1).
 bool is_causal_constant(const ConstantTensor& c, int64_t l, int64_t s) {
   if (c.numel() != l * s || c.shape().size() < 2 || c.shape()[c.shape().size() - 2] != l) {
     return false;
@@ -328,8 +328,9 @@ std::optional<KernelPlan> build_attention(KernelContext& ctx) {
   plan.src_mds[1] = read_layout(k);
   plan.src_mds[2] = read_layout(v);
   plan.dst_md = layout_for_users(ctx.node(), out);
-  if (auto o = strided_layout(plan.dst_md); o->dims.back() != 1 && o->strides.back() != 1) {
-    plan.dst_md = plain_md(out);
+  if (auto written = strided_layout(plan.dst_md);
+      written->dims.back() != 1 && written->strides.back() != 1) {
+    plan.dst_md = plain_md(out);  // the users move the element dim: rows are not unit-stride
   }
   g.q = aligned_strides(plan.src_mds[0], rank);
   g.k = aligned_strides(plan.src_mds[1], rank);
