@@ -35,6 +35,10 @@ std::string allocator_name() {
 
 namespace {
 
+// mimalloc's own default decommit delay (2.0.9): long enough for a kernel's buffer freed after
+// one call to serve the next.
+constexpr long kDecommitDelayMs = 25;
+
 // A model.json's document is freed with a stack of up to 16 bytes per node: room for 16 million.
 constexpr size_t kReserveBytes = size_t{256} << 20;
 std::atomic<void*> reserve{nullptr};
@@ -68,6 +72,12 @@ void install_out_of_memory_handler() {
 void return_freed_memory_at_once() {
 #ifdef GRAFT_WITH_MIMALLOC
   mi_option_set(mi_option_decommit_delay, 0);
+#endif
+}
+
+void keep_freed_memory_for_reuse() {
+#ifdef GRAFT_WITH_MIMALLOC
+  mi_option_set(mi_option_decommit_delay, kDecommitDelayMs);
 #endif
 }
 

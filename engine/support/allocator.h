@@ -26,4 +26,11 @@ void install_out_of_memory_handler();
 /// memory counts twice in the peak. For executables, at the start of main().
 void return_freed_memory_at_once();
 
+/// Makes the allocator keep memory that is freed committed for a short while (mimalloc's
+/// default decommit delay) so that it is reused without faulting its pages in again: oneDNN's
+/// sgemm, which attention calls per block, allocates and frees a 13 MB packing buffer per call,
+/// and giving it back at once cost attention half its time. For executables, before they run a
+/// model; undoes return_freed_memory_at_once().
+void keep_freed_memory_for_reuse();
+
 }  // namespace graft

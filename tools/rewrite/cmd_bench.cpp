@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/support/allocator.h"
 #include "engine/support/terminal_text.h"
 #include "tools/rewrite/commands.h"
 #include "tools/rewrite/model_util.h"
@@ -89,6 +90,7 @@ int bench(const BenchFlags& flags) {
   options.winograd = !flags.no_winograd;
   auto files = bind_inputs(*model->graph, spec, options, diags);
   if (!files) return fail();
+  keep_freed_memory_for_reuse();  // loaded: from here on kernels allocate and free per call
   auto start = std::chrono::steady_clock::now();
   std::unique_ptr<runtime::Executable> exe = runtime::compile(*model->graph, options, diags);
   if (!exe) return fail();

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "engine/support/atomic_file.h"
+#include "engine/support/allocator.h"
 #include "engine/support/terminal_text.h"
 #include "eval/npy.h"
 #include "tools/rewrite/commands.h"
@@ -54,6 +55,7 @@ int run_model(const RunFlags& flags) {
   options.winograd = !flags.no_winograd;
   auto files = bind_inputs(*model->graph, spec, options, diags);
   if (!files) return fail();
+  keep_freed_memory_for_reuse();  // loaded: from here on kernels allocate and free per call
   runtime::set_num_threads(flags.threads);
   std::unique_ptr<runtime::Executable> exe = runtime::compile(*model->graph, options, diags);
   if (!exe) return fail();
