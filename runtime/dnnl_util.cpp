@@ -13,9 +13,6 @@ dnnl::memory::dims to_dims(const Shape& shape) {
   return dnnl::memory::dims(shape.begin(), shape.end());
 }
 
-namespace {
-
-/// Row-major strides of `dims` (a zero dim counts as 1, as oneDNN wants strides positive).
 dnnl::memory::dims dense_strides(const dnnl::memory::dims& dims) {
   dnnl::memory::dims strides(dims.size(), 1);
   for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i) {
@@ -24,6 +21,8 @@ dnnl::memory::dims dense_strides(const dnnl::memory::dims& dims) {
   }
   return strides;
 }
+
+namespace {
 
 /// The oneDNN data type that carries `dtype`'s elements (s32 pairs for 8-byte ones).
 dt carrier_type(DType dtype) {

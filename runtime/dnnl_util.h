@@ -28,6 +28,8 @@ md_t plain_md(const Shape& shape, DType dtype = DType::kFloat32);
 md_t strided_md(dnnl::memory::dims dims, dnnl::memory::dims strides, DType dtype);
 /// The dims plain_md adds for `dtype`'s encoding: 1 for 8-byte elements, else 0.
 int element_dims(DType dtype);
+/// Row-major strides of `dims` (a zero dim counts as 1, as oneDNN wants strides positive).
+dnnl::memory::dims dense_strides(const dnnl::memory::dims& dims);
 /// The dense row-major descriptor with the dims and data type of `md`.
 md_t plain_like(const md_t& md);
 /// A float32 descriptor of `shape` with format_tag::any (the primitive chooses).

@@ -1,19 +1,9 @@
 // Strided view layouts (strided_view.h).
 #include "runtime/strided_view.h"
 
-#include <algorithm>
+#include <utility>
 
 namespace graft::runtime {
-namespace {
-
-/// Row-major strides of `dims`, a zero dim counting as 1 (as plain_md's).
-std::vector<int64_t> dense_strides_of(const std::vector<int64_t>& dims) {
-  std::vector<int64_t> strides(dims.size(), 1);
-  for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * std::max<int64_t>(dims[i], 1);
-  return strides;
-}
-
-}  // namespace
 
 std::optional<StridedLayout> strided_layout(const md_t& md) {
   const dnnl_memory_desc_t& d = md.data;
@@ -27,7 +17,7 @@ std::optional<StridedLayout> strided_layout(const md_t& md) {
 }
 
 md_t view_md(StridedLayout layout, dt type) {
-  const std::vector<int64_t> dense = dense_strides_of(layout.dims);
+  const std::vector<int64_t> dense = dense_strides(layout.dims);
   for (size_t i = 0; i < layout.dims.size(); ++i) {
     if (layout.dims[i] == 1) layout.strides[i] = dense[i];
   }
@@ -84,9 +74,12 @@ std::optional<std::vector<int64_t>> permutation_of(const Node& node, int64_t ran
   for (int64_t i = 0; i < rank; ++i) perm[static_cast<size_t>(i)] = i;
   auto dim = [rank](int64_t d) { return d < 0 ? d + rank : d; };
   if (schema->attr_index("dims") >= 0) {
-    const auto* dims = std::get_if<std::vector<int64_t>>(&node.attr("dims"));
-    if (dims == nullptr || static_cast<int64_t>(dims->size()) != rank) return std::nullopt;
-    for (size_t i = 0; i < dims->size(); ++i) perm[i] = dim((*dims)[i]);
+    const AttrValue& value = node.attr("dims");
+    std::vector<int64_t> dims;
+    if (const auto* list = std::get_if<std::vector<int64_t>>(&value)) dims = *list;
+    if (const auto* one = std::get_if<int64_t>(&value)) dims = {*one};
+    if (static_cast<int64_t>(dims.size()) != rank) return std::nullopt;
+    for (size_t i = 0; i < dims.size(); ++i) perm[i] = dim(dims[i]);
   } else {
     const auto* d0 = std::get_if<int64_t>(&node.attr("dim0"));
     const auto* d1 = std::get_if<int64_t>(&node.attr("dim1"));
@@ -116,7 +109,7 @@ md_t layout_for_users(const Node& node, const Shape& shape) {
   // Dim perm[k] of the result is dim k of what the users read, laid out densely.
   StridedLayout layout{std::vector<int64_t>(shape.begin(), shape.end()),
                        std::vector<int64_t>(shape.size(), 0)};
-  const std::vector<int64_t> dense = dense_strides_of(permuted(layout, *perm).dims);
+  const std::vector<int64_t> dense = dense_strides(permuted(layout, *perm).dims);
   for (size_t k = 0; k < perm->size(); ++k) layout.strides[static_cast<size_t>((*perm)[k])] = dense[k];
   return view_md(std::move(layout), dt::f32);
 }

@@ -91,40 +91,24 @@ std::optional<KernelPlan> build_permute(KernelContext& ctx) {
   const Operand& x = ctx.operand(0);
   if (!x.is_tensor()) return ctx.not_implemented("a scalar input");
   const auto rank = static_cast<int64_t>(x.shape().size());
-  std::vector<int64_t> perm(static_cast<size_t>(rank));
-  for (int64_t i = 0; i < rank; ++i) perm[static_cast<size_t>(i)] = i;
-  auto normalize = [&](int64_t d) { return d < 0 ? d + rank : d; };
-  if (ctx.has_attr("dims")) {  // permute; transpose has dim0 and dim1
-    auto dims = ctx.ints_attr("dims");
-    if (!dims) return std::nullopt;
-    if (static_cast<int64_t>(dims->size()) != rank) {
-      return ctx.fail("dims " + shape_to_string(*dims) + " do not match the input's rank " +
-                      std::to_string(rank));
-    }
-    for (size_t i = 0; i < dims->size(); ++i) perm[i] = normalize((*dims)[i]);
-  } else {
-    auto d0 = ctx.int_attr("dim0");
-    auto d1 = ctx.int_attr("dim1");
-    if (!d0 || !d1) return std::nullopt;
-    int64_t a = normalize(*d0), b = normalize(*d1);
-    if (a < 0 || a >= rank || b < 0 || b >= rank) return ctx.fail("dim out of range");
-    std::swap(perm[static_cast<size_t>(a)], perm[static_cast<size_t>(b)]);
+  const std::optional<std::vector<int64_t>> perm = permutation_of(ctx.node(), rank);
+  if (!perm) {
+    return ctx.fail("the dims do not permute the input's " + std::to_string(rank) + " dims");
   }
-  // out[i_0, …] = in[… i_k at position perm[k] …]: describe the input's bytes with the
-  // output's dims and the input's strides permuted, then reorder that view to dense.
+  if (rank == 0) return build_alias(ctx);
+  if (const md_t* from = viewable_md(x)) {
+    if (auto plan = view_plan(ctx, *from, permuted(*strided_layout(*from), *perm), 0)) return plan;
+  }
+  // Not viewable (a blocked layout, an 8-byte type): out[i_0, …] = in[… i_k at position
+  // perm[k] …], so describe the plain input's bytes with the output's dims and the input's
+  // strides permuted, then reorder that view to dense.
   const DType dtype = x.type.dtype;
   md_t in = plain_md(x.shape(), dtype);
   const auto& in_strides = in.data.format_desc.blocking.strides;
   dnnl::memory::dims out_dims, strides;
-  for (int64_t k = 0; k < rank; ++k) {
-    int64_t p = perm[static_cast<size_t>(k)];
-    if (p < 0 || p >= rank) return ctx.fail("dims must be a permutation of the input's dims");
+  for (int64_t p : *perm) {
     out_dims.push_back(x.shape()[static_cast<size_t>(p)]);
     strides.push_back(in_strides[p] >> element_dims(dtype));  // in elements, not s32 words
-  }
-  if (rank == 0) return build_alias(ctx);
-  if (const md_t* from = viewable_md(x)) {
-    if (auto plan = view_plan(ctx, *from, permuted(*strided_layout(*from), perm), 0)) return plan;
   }
   md_t view = strided_md(out_dims, strides, dtype);
   md_t dst = plain_md(ctx.out().shape, dtype);
