@@ -44,7 +44,7 @@ class BlocksKernel : public Kernel {
   };
 
   BlocksKernel(std::vector<Block> blocks, std::vector<std::pair<int, ArgSource>> params,
-                 size_t src_row_bytes, size_t dst_row_bytes)
+               size_t src_row_bytes, size_t dst_row_bytes)
       : blocks_(std::move(blocks)), params_(std::move(params)), src_row_bytes_(src_row_bytes),
         dst_row_bytes_(dst_row_bytes) {}
 
@@ -127,12 +127,9 @@ bool blocks_are_faster(const WholeInnerProduct& whole, Kernel& blocks, size_t bl
   return blocks_time < kMargin * whole_time;
 }
 
-/// Memo of measurements: configuration -> row blocks faster.
+/// Measurements so far: configuration -> row blocks faster.
 std::mutex memo_mutex;
-std::map<std::string, bool>& memo() {
-  static std::map<std::string, bool> decisions;
-  return decisions;
-}
+std::map<std::string, bool> memo;
 
 }  // namespace
 
@@ -150,8 +147,8 @@ std::optional<RowBlockKernel> row_block_kernel(const InnerProductFactory& make,
   }
   const std::string memo_key = key + " threads " + std::to_string(threads);
   std::lock_guard<std::mutex> lock(memo_mutex);
-  auto known = memo().find(memo_key);
-  if (mode == Blocks::kMeasure && known != memo().end() && !known->second) return std::nullopt;
+  auto known = memo.find(memo_key);
+  if (mode == Blocks::kMeasure && known != memo.end() && !known->second) return std::nullopt;
   const md_t weights = whole.pd.weights_desc();
   std::vector<BlocksKernel::Block> blocks;
   std::string impl;
@@ -174,8 +171,8 @@ std::optional<RowBlockKernel> row_block_kernel(const InnerProductFactory& make,
   auto kernel = std::make_unique<BlocksKernel>(
       std::move(blocks), whole.params, static_cast<size_t>(whole.k) * sizeof(float),
       static_cast<size_t>(whole.n) * sizeof(float));
-  if (mode == Blocks::kMeasure && known == memo().end()) {
-    known = memo().emplace(memo_key, blocks_are_faster(whole, *kernel, offset)).first;
+  if (mode == Blocks::kMeasure && known == memo.end()) {
+    known = memo.emplace(memo_key, blocks_are_faster(whole, *kernel, offset)).first;
   }
   if (mode == Blocks::kMeasure && !known->second) return std::nullopt;
   scratchpad_bytes = std::max(scratchpad_bytes, offset);
